@@ -1,0 +1,61 @@
+# Trazo: make run | make test | make lint | make migrate | make openapi
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+FLASK := $(BIN)/flask --app wsgi
+PO_FILES := $(wildcard src/trazo/translations/*/LC_MESSAGES/*.po)
+MO_FILES := $(PO_FILES:.po=.mo)
+
+.PHONY: install run test test-pg lint migrate migration openapi i18n clean
+
+$(STAMP): requirements.txt requirements-dev.txt requirements-assets.txt setup.cfg pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements-dev.txt
+	$(BIN)/pip install -q --no-deps -r requirements-assets.txt
+	$(BIN)/pip install -q --no-deps -e .
+	touch $(STAMP)
+
+install: $(STAMP) i18n
+
+i18n: $(MO_FILES)
+
+%.mo: %.po $(STAMP)
+	$(BIN)/pybabel compile -i $< -o $@
+
+# Local serving: development settings unless APP_ENV says otherwise (production needs its secrets).
+run: export APP_ENV ?= development
+run: install
+	mkdir -p instance
+	$(FLASK) db upgrade
+	exec $(BIN)/gunicorn -c gunicorn.conf.py
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The suite on PostgreSQL + Redis (the services this machine runs).
+test-pg: install
+	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test} \
+	TEST_REDIS_URL=$${TEST_REDIS_URL:-redis://127.0.0.1:6379/0} $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check src tests tools wsgi.py gunicorn.conf.py
+
+migrate: install
+	mkdir -p instance
+	APP_ENV=$${APP_ENV:-development} $(FLASK) db upgrade
+
+# make migration MESSAGE="add x"  (autogenerate a revision from the models)
+migration: install
+	APP_ENV=$${APP_ENV:-development} $(FLASK) db migrate -m "$(MESSAGE)"
+
+openapi: install
+	APP_ENV=$${APP_ENV:-development} $(FLASK) openapi write --format=json openapi.json
+	@echo "wrote openapi.json"
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache src/*.egg-info
+	find src tests -name __pycache__ -prune -exec rm -rf {} +
+	find src -name '*.mo' -delete

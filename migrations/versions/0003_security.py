@@ -1,0 +1,20 @@
+"""security area tables (filled in by the security issue)
+
+Revision ID: 0003
+Revises: 0002
+"""
+from alembic import op  # noqa: F401
+import sqlalchemy as sa  # noqa: F401
+
+revision = '0003'
+down_revision = '0002'
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    pass
+
+
+def downgrade():
+    pass

@@ -1,0 +1,1 @@
+"""One package and one flask-smorest blueprint per API area."""

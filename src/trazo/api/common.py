@@ -1,0 +1,49 @@
+"""Schemas and helpers shared by every area."""
+import math
+
+import marshmallow as ma
+from flask_babel import gettext as _
+from marshmallow import EXCLUDE, ValidationError
+
+
+class BaseSchema(ma.Schema):
+    """Unknown fields are dropped, never an error and never stored (API.md §1)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
+class NormalizedEmail(ma.fields.Email):
+    """An e-mail address, trimmed and lower-cased before validation."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str):
+            value = value.strip().lower()
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class Timestamp(ma.fields.DateTime):
+    """ISO 8601 in UTC with offset."""
+
+    def __init__(self, **kwargs):
+        super().__init__(format="iso", **kwargs)
+
+
+class MessageSchema(BaseSchema):
+    message = ma.fields.String(required=True)
+
+
+class PageQuerySchema(BaseSchema):
+    page = ma.fields.Integer(load_default=1, validate=ma.validate.Range(min=1))
+    page_size = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
+
+
+def page_envelope(items, total, page, page_size):
+    """The reference's page shape: items, total, page, page_size, total_pages."""
+    return {"items": items, "total": total, "page": page, "page_size": page_size,
+            "total_pages": math.ceil(total / page_size) if total else 0}
+
+
+def not_blank(value):
+    if not value or not value.strip():
+        raise ValidationError(_("Must not be blank."))

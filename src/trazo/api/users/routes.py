@@ -1,0 +1,121 @@
+"""Users and authentication routes (SEED §4.1)."""
+from flask.views import MethodView
+from flask_jwt_extended import current_user
+from flask_smorest import Blueprint
+
+from ...auth import login_required
+from ...extensions import limiter
+from ...ratelimit import limit
+from ..common import MessageSchema
+from . import service
+from .schemas import (
+    AdminCountSchema,
+    ChangePasswordResultSchema,
+    ChangePasswordSchema,
+    DeleteAccountSchema,
+    InstallationStatusSchema,
+    LoginResultSchema,
+    LoginSchema,
+    ProfileUpdateSchema,
+    RegisterSchema,
+    ResetConfirmSchema,
+    ResetRequestSchema,
+    UserSchema,
+)
+
+blp = Blueprint("users", __name__, url_prefix="/users", description="Accounts and sign-in")
+PUBLIC = {"security": []}
+
+
+@blp.route("/installation-status")
+@blp.doc(**PUBLIC)
+@blp.response(200, InstallationStatusSchema)
+def installation_status():
+    """Tell whether the installation still needs its first account"""
+    return service.installation_status()
+
+
+@blp.route("/admin-count")
+@blp.doc(**PUBLIC)
+@blp.response(200, AdminCountSchema)
+def admin_count():
+    """Count the administrators"""
+    return service.admin_count()
+
+
+@blp.route("/register", methods=["POST"])
+@blp.doc(**PUBLIC)
+@limiter.limit(limit("REGISTER"))
+@blp.arguments(RegisterSchema)
+@blp.response(201, UserSchema)
+@blp.alt_response(400, "DEFAULT_ERROR", description="E-mail already registered")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many registrations")
+def register(data):
+    """Create an account (the first one becomes the administrator)"""
+    return service.profile(service.register(data))
+
+
+@blp.route("/login", methods=["POST"])
+@blp.doc(**PUBLIC)
+@limiter.limit(limit("LOGIN"))
+@blp.arguments(LoginSchema)
+@blp.response(200, LoginResultSchema)
+@blp.alt_response(401, "DEFAULT_ERROR", description="Incorrect e-mail or password")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many attempts or account locked")
+def login(data):
+    """Sign in with e-mail and password"""
+    return service.login(data["email"], data["password"])
+
+
+@blp.route("/reset-password-request", methods=["POST"])
+@blp.doc(**PUBLIC)
+@limiter.limit(limit("RESET_REQUEST"))
+@blp.arguments(ResetRequestSchema)
+@blp.response(200, MessageSchema)
+def reset_password_request(data):
+    """E-mail a password reset link"""
+    return service.request_password_reset(data["email"])
+
+
+@blp.route("/reset-password-confirm", methods=["POST"])
+@blp.doc(**PUBLIC)
+@limiter.limit(limit("RESET_CONFIRM"))
+@blp.arguments(ResetConfirmSchema)
+@blp.response(200, MessageSchema)
+@blp.alt_response(400, "DEFAULT_ERROR", description="Invalid or expired token")
+def reset_password_confirm(data):
+    """Set a new password with the e-mailed token"""
+    return service.confirm_password_reset(data["email"], data["token"], data["new_password"])
+
+
+@blp.route("/me")
+class Me(MethodView):
+    decorators = [login_required]
+
+    @blp.response(200, UserSchema)
+    def get(self):
+        """Read my profile"""
+        return service.profile(current_user)
+
+    @blp.arguments(ProfileUpdateSchema)
+    @blp.response(200, UserSchema)
+    def put(self, data):
+        """Update my profile"""
+        return service.update_profile(current_user, data)
+
+    @blp.arguments(DeleteAccountSchema)
+    @blp.response(200, MessageSchema)
+    @blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password or the only administrator")
+    def delete(self, data):
+        """Delete my account and everything it owns"""
+        password = data.get("password") or data.get("current_password")
+        return service.delete_account(current_user, data["confirmation_phrase"], password)
+
+
+@blp.route("/change-password", methods=["PUT"])
+@login_required
+@blp.arguments(ChangePasswordSchema)
+@blp.response(200, ChangePasswordResultSchema)
+def change_password(data):
+    """Change my password (answers a fresh token)"""
+    return service.change_password(current_user, data.get("current_password"), data["new_password"])

@@ -1,0 +1,230 @@
+"""Accounts: registration, sign-in, password reset and change, profile, deletion."""
+from datetime import timedelta
+from urllib.parse import urlencode
+
+from flask import current_app
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from ...auth import issue_access_token
+from ...errors import BadRequest, Forbidden, TooManyRequests, Unauthorized
+from ...extensions import db
+from ...models import InstallationClaim, User
+from ...models.base import new_id, utcnow
+from ...models.user import ROLE_ADMIN, ROLE_USER
+from ...ratelimit import Counter
+from ...services import passwords
+from ...services.email import send_template
+from ..mfa.login import start_login_challenge
+
+LOCKOUT_FAILURES = 5
+LOCKOUT_SECONDS = 15 * 60
+RESET_TOKEN_LIFETIME = timedelta(hours=1)
+DELETE_PHRASES = ("delete me", "elimíname")
+FIRST_ADMIN_CLAIM = "first_admin"
+
+
+# -- installation ----------------------------------------------------------------------
+
+def count_users():
+    return db.session.scalar(select(func.count()).select_from(User))
+
+
+def installation_status():
+    users = count_users()
+    return {"needs_setup": users == 0, "user_count": users}
+
+
+def admin_count():
+    return {"count": db.session.scalar(select(func.count()).select_from(User).where(User.role == ROLE_ADMIN))}
+
+
+# -- registration ----------------------------------------------------------------------
+
+def _email_taken(email):
+    return db.session.scalar(select(User.id).where(User.email == email)) is not None
+
+
+def register(data):
+    """Create an account; the very first one becomes the administrator, exactly once."""
+    email = data["email"]
+    if _email_taken(email):
+        raise BadRequest(_("User with this email already exists"))
+    password_hash = passwords.hash_password(data["password"])
+    for may_claim_admin in (True, False):
+        claims_admin = may_claim_admin and count_users() == 0
+        user = User(id=new_id(), email=email, password_hash=password_hash, full_name=data.get("full_name"),
+                    role=ROLE_ADMIN if claims_admin else ROLE_USER, password_changed_at=_whole_second())
+        db.session.add(user)
+        if claims_admin:
+            db.session.add(InstallationClaim(name=FIRST_ADMIN_CLAIM, value=user.id, claimed_at=utcnow()))
+        try:
+            db.session.commit()
+            return user
+        except IntegrityError:
+            db.session.rollback()
+            if _email_taken(email):
+                raise BadRequest(_("User with this email already exists")) from None
+            # Another registration claimed the administrator role first: register as a user.
+    raise BadRequest(_("User with this email already exists"))
+
+
+# -- sign-in ---------------------------------------------------------------------------
+
+def _lock(email):
+    return Counter("login-lock", email)
+
+
+def _failures(email):
+    return Counter("login-failures", email)
+
+
+def _locked_error(seconds):
+    minutes = max(1, -(-seconds // 60))
+    return TooManyRequests(seconds, _("Account temporarily locked after multiple failed attempts. "
+                                      "Try again in %(minutes)s minutes.", minutes=minutes))
+
+
+def login(email, password):
+    """Check the credentials (with lockout); answer a token or an MFA challenge."""
+    lock = _lock(email)
+    if lock.value():
+        raise _locked_error(lock.seconds_left())
+    user = db.session.scalar(select(User).where(User.email == email))
+    if user is None:
+        passwords.burn_verification_time(password)
+    if user is None or not user.is_active or not passwords.verify_password(user.password_hash, password):
+        if user is None or user.is_active:
+            _record_failure(email)
+        raise Unauthorized(_("Incorrect email or password"))
+    _failures(email).clear()
+    if passwords.needs_rehash(user.password_hash):
+        user.password_hash = passwords.hash_password(password)
+    if user.mfa_enabled and user.mfa_methods:
+        db.session.commit()
+        return start_login_challenge(user)
+    user.last_login_at = utcnow()
+    db.session.commit()
+    return {"access_token": issue_access_token(user), "token_type": "bearer", "mfa_enabled": False}
+
+
+def _record_failure(email):
+    failures = _failures(email)
+    if failures.hit(LOCKOUT_SECONDS) >= LOCKOUT_FAILURES:
+        failures.clear()
+        _lock(email).hit(LOCKOUT_SECONDS)
+        raise _locked_error(LOCKOUT_SECONDS)
+
+
+def clear_lockout(email):
+    _failures(email).clear()
+    _lock(email).clear()
+
+
+# -- passwords -------------------------------------------------------------------------
+
+def _whole_second():
+    return utcnow().replace(microsecond=0)
+
+
+def set_password(user, new_password):
+    """Store a new password; every token issued before now stops working (pca)."""
+    changed_at = _whole_second()
+    if user.password_changed_at and changed_at <= user.password_changed_at:
+        changed_at = user.password_changed_at + timedelta(seconds=1)
+    user.password_hash = passwords.hash_password(new_password)
+    user.password_changed_at = changed_at
+    user.has_usable_password = True
+    user.reset_token_hash = None
+    user.reset_token_expires_at = None
+
+
+def request_password_reset(email):
+    """E-mail a single-use reset link when the account exists; the answer never tells."""
+    user = db.session.scalar(select(User).where(User.email == email))
+    if user is not None and user.is_active:
+        token, token_hash = passwords.new_token()
+        user.reset_token_hash = token_hash
+        user.reset_token_expires_at = utcnow() + RESET_TOKEN_LIFETIME
+        db.session.commit()
+        query = urlencode({"token": token, "email": user.email})
+        send_template(user.email, "reset_password", lazy_gettext("Reset your Trazo password"),
+                      link=f"{current_app.config['FRONTEND_URL']}/reset-password?{query}")
+    return {"message": _("If the email exists, a reset link has been sent")}
+
+
+def confirm_password_reset(email, token, new_password):
+    user = db.session.scalar(select(User).where(User.email == email))
+    valid = (user is not None and user.reset_token_expires_at is not None
+             and user.reset_token_expires_at > utcnow()
+             and passwords.same_hash(user.reset_token_hash, passwords.token_hash(token)))
+    if not valid:
+        raise BadRequest(_("Invalid or expired reset token"))
+    set_password(user, new_password)
+    db.session.commit()
+    clear_lockout(email)
+    return {"message": _("Password reset successfully")}
+
+
+def change_password(user, current_password, new_password):
+    """Change the password after checking the current one; returns a fresh token."""
+    if not user.has_usable_password:
+        raise Forbidden(_("This account signs in with a linked provider and has no password to confirm. "
+                          "Use 'forgot password' to create one."))
+    if not current_password:
+        raise BadRequest(_("Current password is required"))
+    if not passwords.verify_password(user.password_hash, current_password):
+        raise BadRequest(_("Current password is incorrect"))
+    set_password(user, new_password)
+    db.session.commit()
+    return {"message": _("Password changed successfully"), "access_token": issue_access_token(user),
+            "token_type": "bearer"}
+
+
+# -- profile ---------------------------------------------------------------------------
+
+def linked_providers(user):
+    """OAuth identities linked to the account (filled in by the OAuth area)."""
+    return []
+
+
+def subscription_summary(user):
+    """The active plan in the reference's shape (filled in by the billing area)."""
+    return None
+
+
+def profile(user):
+    return {
+        "id": user.id, "email": user.email, "full_name": user.full_name,
+        "profile_picture": user.profile_picture, "timezone": user.timezone, "role": user.role,
+        "is_active": user.is_active, "created_at": user.created_at, "mfa_enabled": user.mfa_enabled,
+        "subscription": subscription_summary(user), "oauth_providers": linked_providers(user),
+        "can_change_password": user.has_usable_password,
+    }
+
+
+def update_profile(user, data):
+    for field in ("full_name", "profile_picture", "timezone"):
+        if field in data:
+            setattr(user, field, data[field])
+    user.updated_at = utcnow()
+    db.session.commit()
+    return profile(user)
+
+
+def delete_account(user, phrase, password):
+    """Delete the account and everything it owns, in one transaction."""
+    if (phrase or "").strip().lower() not in DELETE_PHRASES:
+        raise BadRequest(_("Invalid confirmation phrase"))
+    if user.has_usable_password:
+        if not password:
+            raise BadRequest(_("Password is required"))
+        if not passwords.verify_password(user.password_hash, password):
+            raise Forbidden(_("Password is incorrect"))
+    if user.is_admin and admin_count()["count"] <= 1:
+        raise Forbidden(_("Cannot delete the only administrator account."))
+    db.session.delete(user)
+    db.session.commit()
+    return {"message": _("Account deleted successfully")}

@@ -1,0 +1,180 @@
+"""Settings from the environment (API.md §12), built once per create_app() call."""
+import base64
+import json
+import os
+import secrets
+from pathlib import Path
+
+ENVIRONMENTS = ("production", "development", "testing")
+REQUIRED_SECRETS = ("SECRET_KEY", "JWT_SECRET_KEY", "ENCRYPTION_KEYS")
+TRANSLATION_DOMAINS = ("messages", "content", "security", "ai", "billing")
+
+
+class ConfigError(RuntimeError):
+    """A setting is missing or invalid; the service refuses to start."""
+
+
+def _int(env, name, default):
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def _optional_int(env, name):
+    raw = env.get(name)
+    return None if raw in (None, "") else _int(env, name, None)
+
+
+def _bool(env, name, default):
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _list(raw):
+    return [item.strip() for item in (raw or "").split(",") if item.strip()]
+
+
+def _generated_secrets(instance_path):
+    """Development secrets, generated once and kept under instance/ so restarts keep sessions."""
+    path = Path(instance_path) / "dev-secrets.json"
+    stored = {}
+    if path.exists():
+        stored = json.loads(path.read_text())
+    wanted = {
+        "SECRET_KEY": lambda: secrets.token_hex(32),
+        "JWT_SECRET_KEY": lambda: secrets.token_hex(32),
+        "ENCRYPTION_KEYS": lambda: base64.urlsafe_b64encode(os.urandom(32)).decode(),
+    }
+    changed = False
+    for name, make in wanted.items():
+        if not stored.get(name):
+            stored[name] = make()
+            changed = True
+    if changed:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(stored))
+        path.chmod(0o600)
+    return stored
+
+
+def load_config(env, instance_path):
+    """Return the Flask config mapping for this environment; fail fast when production lacks secrets."""
+    app_env = (env.get("APP_ENV") or "production").strip().lower()
+    if app_env not in ENVIRONMENTS:
+        raise ConfigError(f"APP_ENV must be one of {', '.join(ENVIRONMENTS)}, got {app_env!r}")
+    production = app_env == "production"
+
+    missing = [name for name in REQUIRED_SECRETS if not env.get(name)]
+    if missing and production:
+        raise ConfigError(f"missing required settings in production: {', '.join(missing)}")
+    generated = _generated_secrets(instance_path) if missing else {}
+
+    def secret(name):
+        return env.get(name) or generated[name]
+
+    frontend_url = (env.get("FRONTEND_URL") or "http://localhost:5173").rstrip("/")
+    smtp_host = env.get("SMTP_HOST") or ""
+    database_url = env.get("DATABASE_URL") or f"sqlite:///{Path(instance_path) / 'trazo.db'}"
+    storage_uri = env.get("RATELIMIT_STORAGE_URI") or "memory://"
+    max_body = _int(env, "MAX_REQUEST_BODY_BYTES", 5 * 1024 * 1024)
+
+    return {
+        "APP_ENV": app_env,
+        "ENV_PRODUCTION": production,
+        "TESTING": app_env == "testing",
+        "SERVICE_NAME": "Trazo",
+        "SERVICE_VERSION": "0.1.0",
+        "API_V1_PREFIX": env.get("API_V1_PREFIX") or "/api/v1",
+        "SECRET_KEY": secret("SECRET_KEY"),
+        "JWT_SECRET_KEY": secret("JWT_SECRET_KEY"),
+        "ENCRYPTION_KEYS": _list(secret("ENCRYPTION_KEYS")),
+        "ACCESS_TOKEN_EXPIRES": _int(env, "ACCESS_TOKEN_EXPIRES", 2 * 24 * 3600),
+        "MFA_ACCESS_TOKEN_EXPIRES": 5 * 24 * 3600,
+        "MFA_TOKEN_EXPIRES": 300,
+        # Database
+        "SQLALCHEMY_DATABASE_URI": database_url,
+        "SQLALCHEMY_ENGINE_OPTIONS": _engine_options(database_url, env),
+        "SQLALCHEMY_TRACK_MODIFICATIONS": False,
+        # Request bodies
+        "MAX_CONTENT_LENGTH": max_body,
+        "MAX_REQUEST_BODY_BYTES": max_body,
+        "MAX_IMPORT_UPLOAD_BYTES": _int(env, "MAX_IMPORT_UPLOAD_BYTES", 20 * 1024 * 1024),
+        # Language
+        "DEFAULT_LANGUAGE": (env.get("DEFAULT_LANGUAGE") or "en").lower(),
+        "LANGUAGES": ("en", "es"),
+        "BABEL_DEFAULT_LOCALE": (env.get("DEFAULT_LANGUAGE") or "en").lower(),
+        "BABEL_DOMAIN": ";".join(TRANSLATION_DOMAINS),
+        "BABEL_TRANSLATION_DIRECTORIES": ";".join(
+            [str(Path(__file__).parent / "translations")] * len(TRANSLATION_DOMAINS)),
+        # Web
+        "FRONTEND_URL": frontend_url,
+        "CORS_ORIGINS": _list(env.get("CORS_ORIGINS")) or [frontend_url],
+        "TRUSTED_PROXY_COUNT": _int(env, "TRUSTED_PROXY_COUNT", 0),
+        # Rate limits
+        "RATELIMIT_ENABLED": _bool(env, "RATELIMIT_ENABLED", True),
+        "RATELIMIT_STORAGE_URI": storage_uri,
+        "RATELIMIT_STRATEGY": "moving-window",
+        "RATELIMIT_HEADERS_ENABLED": False,
+        "RATELIMIT_KEY_PREFIX": "trazo",
+        "REDIS_URL": storage_uri if storage_uri.startswith(("redis://", "rediss://")) else None,
+        # E-mail
+        "EMAIL_BACKEND": (env.get("EMAIL_BACKEND") or ("smtp" if smtp_host else "console")).lower(),
+        "EMAIL_ASYNC": app_env != "testing",
+        "SMTP_HOST": smtp_host,
+        "SMTP_PORT": _int(env, "SMTP_PORT", 25),
+        "SMTP_USERNAME": env.get("SMTP_USERNAME") or "",
+        "SMTP_PASSWORD": env.get("SMTP_PASSWORD") or "",
+        "SMTP_STARTTLS": _bool(env, "SMTP_STARTTLS", False),
+        "SMTP_TIMEOUT": _int(env, "SMTP_TIMEOUT", 15),
+        "MAIL_FROM": env.get("MAIL_FROM") or "Trazo <noreply@localhost>",
+        # Rendering
+        "RENDER_BACKEND": (env.get("RENDER_BACKEND") or "kroki").lower(),
+        "KROKI_URL": (env.get("KROKI_URL") or "https://kroki.io").rstrip("/"),
+        "RENDER_TIMEOUT": _int(env, "RENDER_TIMEOUT", 30),
+        # AI
+        "OPENAI_BASE_URL": env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
+        "ANTHROPIC_BASE_URL": env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com/v1",
+        "GEMINI_BASE_URL": env.get("GEMINI_BASE_URL") or "https://generativelanguage.googleapis.com/v1beta",
+        "DEEPSEEK_BASE_URL": env.get("DEEPSEEK_BASE_URL") or "https://api.deepseek.com/v1",
+        "MINIMAX_BASE_URL": env.get("MINIMAX_BASE_URL") or "https://api.minimax.io/v1",
+        "AI_TIMEOUT": _int(env, "AI_TIMEOUT", 120),
+        # Payments
+        "STRIPE_SECRET_KEY": env.get("STRIPE_SECRET_KEY") or "",
+        "STRIPE_WEBHOOK_SECRET": env.get("STRIPE_WEBHOOK_SECRET") or "",
+        "STRIPE_PUBLISHABLE_KEY": env.get("STRIPE_PUBLISHABLE_KEY") or "",
+        "STRIPE_API_BASE": (env.get("STRIPE_API_BASE") or "https://api.stripe.com").rstrip("/"),
+        "FREE_PLAN_MAX_PROJECTS": _optional_int(env, "FREE_PLAN_MAX_PROJECTS"),
+        "FREE_PLAN_MAX_DIAGRAMS": _optional_int(env, "FREE_PLAN_MAX_DIAGRAMS"),
+        # OAuth
+        "GOOGLE_CLIENT_ID": env.get("GOOGLE_CLIENT_ID") or "",
+        "GOOGLE_CLIENT_SECRET": env.get("GOOGLE_CLIENT_SECRET") or "",
+        "GITHUB_CLIENT_ID": env.get("GITHUB_CLIENT_ID") or "",
+        "GITHUB_CLIENT_SECRET": env.get("GITHUB_CLIENT_SECRET") or "",
+        "OAUTH_REDIRECT_URI": env.get("OAUTH_REDIRECT_URI") or f"{frontend_url}/oauth/callback",
+        "GOOGLE_METADATA_URL": env.get("GOOGLE_METADATA_URL")
+        or "https://accounts.google.com/.well-known/openid-configuration",
+        "GITHUB_API_BASE": (env.get("GITHUB_API_BASE") or "https://api.github.com").rstrip("/"),
+        "GITHUB_OAUTH_BASE": (env.get("GITHUB_OAUTH_BASE") or "https://github.com").rstrip("/"),
+        # Passwords (argon2id); tests lower the cost.
+        "ARGON2_TIME_COST": _int(env, "ARGON2_TIME_COST", 3),
+        "ARGON2_MEMORY_COST": _int(env, "ARGON2_MEMORY_COST", 64 * 1024),
+        "ARGON2_PARALLELISM": _int(env, "ARGON2_PARALLELISM", 2),
+        # OpenAPI (the docs routes are registered only outside production)
+        "API_TITLE": "Trazo API",
+        "API_VERSION": "0.1.0",
+        "OPENAPI_VERSION": "3.0.3",
+        "DOCS_ENABLED": not production,
+    }
+
+
+def _engine_options(database_url, env):
+    if database_url.startswith("sqlite"):
+        return {"connect_args": {"timeout": 30}}
+    threads = _int(env, "GUNICORN_THREADS", 32)
+    return {"pool_pre_ping": True, "pool_size": min(threads, 20), "max_overflow": 10, "pool_recycle": 1800}

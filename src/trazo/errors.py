@@ -1,0 +1,216 @@
+"""The one place error bodies are built: {"detail": ...} for every status (API.md §2)."""
+import logging
+import math
+import time
+
+import flask_smorest
+import marshmallow as ma
+from flask import jsonify
+from flask_babel import gettext as _
+from werkzeug.exceptions import InternalServerError
+
+log = logging.getLogger(__name__)
+
+LOCATIONS = {"json": "body", "form": "body", "files": "body", "json_or_form": "body",
+             "query": "query", "querystring": "query", "view_args": "path", "path": "path",
+             "headers": "header", "cookies": "cookie"}
+
+
+
+def N_(message):
+    """Mark a message for the catalog without translating it here (it is translated when shown)."""
+    return message
+
+
+# marshmallow's stock messages, mapped to FastAPI-style error types (and translated via the catalog).
+MESSAGE_TYPES = {
+    N_("Missing data for required field."): "missing",
+    N_("Field may not be null."): "none_forbidden",
+    N_("Not a valid email address."): "value_error.email",
+    N_("Not a valid string."): "string_type",
+    N_("Not a valid integer."): "int_type",
+    N_("Not a valid number."): "float_type",
+    N_("Not a valid boolean."): "bool_type",
+    N_("Not a valid list."): "list_type",
+    N_("Not a valid mapping type."): "dict_type",
+    N_("Invalid input type."): "model_type",
+    N_("Not a valid UUID."): "uuid_type",
+    N_("Not a valid datetime."): "datetime_type",
+    N_("Invalid JSON body."): "json_invalid",
+    N_("Unknown field."): "extra_forbidden",
+}
+
+
+class ErrorSchema(ma.Schema):
+    """Every error body: {"detail": string | object | list}."""
+
+    detail = ma.fields.Raw(required=True, metadata={"description": "Message, error object or list"})
+
+
+def error_response(status, detail, headers=None):
+    """Build the JSON error response; the only function that shapes an error body."""
+    response = jsonify({"detail": detail})
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+class AppError(Exception):
+    """A refused request with a status and a (localized) detail."""
+
+    status = 400
+
+    def __init__(self, detail=None, status=None, headers=None):
+        super().__init__(detail)
+        self.detail = detail if detail is not None else self.default_detail()
+        self.status = status or self.status
+        self.headers = headers or {}
+
+    def default_detail(self):
+        return _("Bad request")
+
+
+class BadRequest(AppError):
+    status = 400
+
+
+class Unauthorized(AppError):
+    status = 401
+
+    def __init__(self, detail=None):
+        super().__init__(detail, headers={"WWW-Authenticate": "Bearer"})
+
+    def default_detail(self):
+        return _("Could not validate credentials")
+
+
+class Forbidden(AppError):
+    status = 403
+
+    def default_detail(self):
+        return _("Not allowed")
+
+
+class NotFound(AppError):
+    status = 404
+
+    def default_detail(self):
+        return _("Not found")
+
+
+class Conflict(AppError):
+    status = 409
+
+
+class TooManyRequests(AppError):
+    status = 429
+
+    def __init__(self, retry_after, detail=None):
+        retry_after = max(1, int(math.ceil(retry_after)))
+        super().__init__(detail or too_many_requests_text(retry_after),
+                         headers={"Retry-After": str(retry_after)})
+
+
+class UpstreamError(AppError):
+    """An outside service (AI provider, renderer, payment or e-mail provider) failed."""
+
+    status = 502
+
+
+class ServiceUnavailable(AppError):
+    status = 503
+
+
+class GatewayTimeout(AppError):
+    status = 504
+
+
+class ValidationFailed(AppError):
+    """A 422 raised by a service, in the same list shape as schema errors."""
+
+    status = 422
+
+    def __init__(self, field, message, error_type="value_error", location="body"):
+        loc = [location] + ([field] if field else [])
+        super().__init__([{"loc": loc, "msg": message, "type": error_type}])
+
+
+def too_many_requests_text(seconds):
+    return _("Too many requests. Try again in %(seconds)s seconds.", seconds=seconds)
+
+
+def validation_detail(messages):
+    """Flatten webargs' {location: {field: [msg]}} into FastAPI's [{loc, msg, type}] list."""
+    items = []
+
+    def walk(loc, value):
+        if isinstance(value, dict):
+            for key, nested in value.items():
+                walk(loc if key == "_schema" else loc + [key if isinstance(key, int) else str(key)], nested)
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+            for message in value:
+                items.append({"loc": loc, "msg": _(message), "type": MESSAGE_TYPES.get(message, "value_error")})
+        elif isinstance(value, (list, tuple)):
+            for nested in value:
+                walk(loc, nested)
+        else:
+            items.append({"loc": loc, "msg": _(str(value)), "type": "value_error"})
+
+    for location, fields in (messages or {}).items():
+        walk([LOCATIONS.get(location, "body")], fields)
+    return items or [{"loc": ["body"], "msg": _("Invalid request"), "type": "value_error"}]
+
+
+def _retry_after_for_limit():
+    from .extensions import limiter
+
+    current = limiter.current_limit
+    if current is None:
+        return 60
+    return max(1, math.ceil(current.reset_at - time.time()))
+
+
+class Api(flask_smorest.Api):
+    """flask-smorest's Api with our error body and our status mapping."""
+
+    ERROR_SCHEMA = ErrorSchema
+
+    def handle_http_exception(self, error):
+        data = getattr(error, "data", None) or {}
+        headers = dict(data.get("headers") or {})
+        code = error.code or 500
+        if "messages" in data and code in (400, 422):
+            return error_response(422, validation_detail(data["messages"]), headers)
+        if code == 404:
+            return error_response(404, data.get("message") or _("Not found"), headers)
+        if code == 405:
+            allowed = getattr(error, "valid_methods", None)
+            if allowed:
+                headers["Allow"] = ", ".join(sorted(allowed))
+            return error_response(405, _("Method not allowed"), headers)
+        if code == 413:
+            return error_response(413, _("Request body too large"), headers)
+        if code == 429:
+            seconds = _retry_after_for_limit()
+            headers["Retry-After"] = str(seconds)
+            return error_response(429, too_many_requests_text(seconds), headers)
+        if code >= 500:
+            original = getattr(error, "original_exception", None)
+            if original is not None:
+                log.exception("unhandled error", exc_info=original)
+            return error_response(500, _("Internal server error"))
+        return error_response(code, data.get("message") or _(error.description or error.name), headers)
+
+
+def register_error_handlers(app):
+    """AppError and stray exceptions; HTTPException goes through Api.handle_http_exception."""
+
+    @app.errorhandler(AppError)
+    def handle_app_error(error):
+        return error_response(error.status, error.detail, error.headers)
+
+    @app.errorhandler(Exception)
+    def handle_unexpected(error):
+        log.exception("unhandled error", exc_info=error)
+        return error_response(InternalServerError.code, _("Internal server error"))

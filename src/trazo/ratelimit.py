@@ -1,0 +1,78 @@
+"""Rate-limit keys, limits read from settings, and counters kept in the limiter's storage.
+
+The counters (login lockout, code attempts) live where the limits live: in process memory for
+a single worker, in Redis when several workers or hosts share the load.
+"""
+import math
+import time
+
+from flask import current_app, request
+from flask_jwt_extended import get_jwt_identity, verify_jwt_in_request
+
+COUNTER_PREFIX = "trazo-counter"
+
+
+def client_address():
+    """The caller's address; ProxyFix has already applied TRUSTED_PROXY_COUNT."""
+    return request.remote_addr or "unknown"
+
+
+def user_or_address():
+    """Per-user key when a valid access token is present, else the address."""
+    try:
+        verify_jwt_in_request(optional=True)
+        identity = get_jwt_identity()
+    except Exception:  # an invalid token is reported by the view itself, not by the key
+        identity = None
+    return f"user:{identity}" if identity else f"ip:{client_address()}"
+
+
+def limit(name):
+    """A limit string from settings (e.g. RATE_LIMIT_LOGIN), read per request so tests can change it."""
+    return lambda: current_app.config[f"RATE_LIMIT_{name}"]
+
+
+DEFAULT_LIMITS = {
+    "RATE_LIMIT_LOGIN": "10/minute",
+    "RATE_LIMIT_REGISTER": "20/hour",
+    "RATE_LIMIT_RESET_REQUEST": "10/hour",
+    "RATE_LIMIT_RESET_CONFIRM": "10/hour",
+    "RATE_LIMIT_MFA_VERIFY": "10/5 minutes",
+    "RATE_LIMIT_OAUTH_CALLBACK": "10/minute",
+    "RATE_LIMIT_RENDER": "60/minute",
+    "RATE_LIMIT_SHARED_PUBLIC": "60/minute",
+    "RATE_LIMIT_EXPORT": "30/minute",
+    "RATE_LIMIT_EXPORT_SUMMARY": "60/minute",
+    "RATE_LIMIT_IMPORT": "20/minute",
+    "RATE_LIMIT_IMPORT_PREVIEW": "60/minute",
+    "RATE_LIMIT_AI": "30/minute",
+}
+
+
+class Counter:
+    """A named counter with an expiry, stored in the limiter storage (memory or Redis)."""
+
+    def __init__(self, name, key):
+        self.key = f"{COUNTER_PREFIX}:{name}:{key}"
+
+    @staticmethod
+    def _storage():
+        from .extensions import limiter
+
+        return limiter.storage
+
+    def hit(self, expiry_seconds):
+        """Add one and return the new count; the expiry starts with the first hit."""
+        return self._storage().incr(self.key, int(expiry_seconds))
+
+    def value(self):
+        return self._storage().get(self.key)
+
+    def seconds_left(self):
+        """Whole seconds until the counter expires (at least 1 while it exists)."""
+        if not self.value():
+            return 0
+        return max(1, math.ceil(self._storage().get_expiry(self.key) - time.time()))
+
+    def clear(self):
+        self._storage().clear(self.key)

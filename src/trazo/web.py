@@ -1,0 +1,139 @@
+"""HTTP plumbing around the views: body limits, security headers, CORS, docs, SQLite pragmas."""
+import importlib.util
+import os
+import re
+
+from flask import Blueprint, current_app, request, send_from_directory
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from werkzeug.exceptions import NotFound, RequestEntityTooLarge
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "X-XSS-Protection": "1; mode=block",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+}
+PRODUCTION_HEADERS = {
+    "Strict-Transport-Security": "max-age=63072000; includeSubDomains; preload",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+}
+IMPORT_PATH = re.compile(r"^/projects/[^/]+/import$")
+DOCS_ASSETS = "/docs-assets"
+
+
+def docs_config(config):
+    """flask-smorest settings: the three documentation routes exist only outside production."""
+    if not config["DOCS_ENABLED"]:
+        return {"OPENAPI_URL_PREFIX": None}
+    return {
+        "OPENAPI_URL_PREFIX": "/",
+        "OPENAPI_JSON_PATH": "openapi.json",
+        "OPENAPI_SWAGGER_UI_PATH": "docs",
+        "OPENAPI_SWAGGER_UI_URL": f"{DOCS_ASSETS}/swagger/",
+        "OPENAPI_REDOC_PATH": "redoc",
+        "OPENAPI_REDOC_URL": f"{DOCS_ASSETS}/redoc/redoc.standalone.js",
+    }
+
+
+def spec_kwargs():
+    return {
+        "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer",
+                                                           "bearerFormat": "JWT"}}},
+        "security": [{"bearerAuth": []}],
+    }
+
+
+def cors_options(config):
+    return {
+        "origins": config["CORS_ORIGINS"],
+        "supports_credentials": True,
+        "methods": ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        "allow_headers": ["Authorization", "Content-Type", "Accept", "Accept-Language", "X-Share-Access",
+                          "sentry-trace", "baggage"],
+        "expose_headers": ["Content-Disposition", "Retry-After"],
+        "max_age": 600,
+    }
+
+
+def body_limit(path):
+    config = current_app.config
+    prefix = config["API_V1_PREFIX"]
+    if path.startswith(prefix) and IMPORT_PATH.match(path[len(prefix):]):
+        return config["MAX_IMPORT_UPLOAD_BYTES"]
+    return config["MAX_REQUEST_BODY_BYTES"]
+
+
+def register_request_hooks(app):
+    @app.before_request
+    def enforce_body_limit():
+        limit = body_limit(request.path)
+        request.max_content_length = limit
+        if request.content_length is not None and request.content_length > limit:
+            raise RequestEntityTooLarge()
+        if request.content_length is None and "chunked" in request.headers.get("Transfer-Encoding", "").lower():
+            _read_chunked_body(limit)
+
+    @app.after_request
+    def add_security_headers(response):
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        if request.path.startswith(current_app.config["API_V1_PREFIX"]):
+            response.headers.setdefault("Cache-Control", "no-store")
+        if current_app.config["ENV_PRODUCTION"]:
+            for name, value in PRODUCTION_HEADERS.items():
+                response.headers.setdefault(name, value)
+        return response
+
+
+def _read_chunked_body(limit):
+    """Read a body without Content-Length now, refusing it as soon as it passes the limit.
+
+    werkzeug would silently truncate such a stream at the limit; we want a 413 instead.
+    """
+    stream = request.environ["wsgi.input"]
+    body = bytearray()
+    while chunk := stream.read(64 * 1024):
+        body += chunk
+        if len(body) > limit:
+            raise RequestEntityTooLarge()
+    request._cached_data = bytes(body)  # what request.get_data() and form parsing read from
+
+
+@event.listens_for(Engine, "connect")
+def set_sqlite_pragmas(dbapi_connection, _record):
+    """SQLite enforces ON DELETE CASCADE only with this pragma; WAL lets readers and a writer overlap."""
+    if type(dbapi_connection).__module__.startswith("sqlite3"):
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.close()
+
+
+def _asset_folders():
+    import swagger_ui_bundle
+
+    folders = {"swagger": swagger_ui_bundle.swagger_ui_path}
+    # The sidecar package only ships files (importing it would need Django): locate, don't import.
+    sidecar = importlib.util.find_spec("drf_spectacular_sidecar")
+    if sidecar and sidecar.submodule_search_locations:
+        folders["redoc"] = os.path.join(sidecar.submodule_search_locations[0], "static",
+                                        "drf_spectacular_sidecar", "redoc", "bundles")
+    return folders
+
+
+def register_docs_assets(app):
+    """Swagger UI and ReDoc files from installed packages: no CDN, works offline."""
+    if not app.config["DOCS_ENABLED"]:
+        return
+    folders = _asset_folders()
+    assets = Blueprint("docs_assets", __name__, url_prefix=DOCS_ASSETS)
+
+    @assets.route("/<kind>/<path:filename>")
+    def asset(kind, filename):
+        if kind not in folders:
+            raise NotFound()
+        return send_from_directory(folders[kind], filename)
+
+    app.register_blueprint(assets)

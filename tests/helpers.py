@@ -1,0 +1,73 @@
+"""Test helpers: an HTTP client bound to an address and a token, and assertions on error shapes."""
+from dataclasses import dataclass, field
+
+PASSWORD = "Sturdy-Passw0rd!"
+NEW_PASSWORD = "Renewed#Secret-2026"
+API = "/api/v1"
+UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"
+OUTSIDE_API = ("/api/", "/health", "/openapi.json", "/docs", "/redoc")
+
+
+@dataclass
+class ApiClient:
+    """Flask test client with a client address (REMOTE_ADDR), an optional token and language."""
+
+    flask_client: object
+    ip: str
+    token: str | None = None
+    profile: dict = field(default_factory=dict)
+    password: str | None = None
+
+    @property
+    def id(self):
+        return self.profile.get("id")
+
+    @property
+    def email(self):
+        return self.profile.get("email")
+
+    def signed_in(self, token, profile=None, password=None):
+        return ApiClient(self.flask_client, self.ip, token, profile or self.profile, password or self.password)
+
+    def request(self, method, path, token=..., lang=None, headers=None, **kwargs):
+        url = path if path == "/" or path.startswith(OUTSIDE_API) else API + path
+        sent = dict(headers or {})
+        token = self.token if token is ... else token
+        if token:
+            sent["Authorization"] = f"Bearer {token}"
+        if lang:
+            sent["Accept-Language"] = lang
+        return self.flask_client.open(url, method=method, headers=sent,
+                                      environ_base={"REMOTE_ADDR": self.ip}, **kwargs)
+
+    def get(self, path, **kwargs):
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path, **kwargs):
+        return self.request("POST", path, **kwargs)
+
+    def put(self, path, **kwargs):
+        return self.request("PUT", path, **kwargs)
+
+    def delete(self, path, **kwargs):
+        return self.request("DELETE", path, **kwargs)
+
+
+def error_detail(response, status):
+    """Assert status and the {"detail": ...} shape; return the detail."""
+    assert response.status_code == status, (response.status_code, response.get_data(as_text=True)[:500])
+    body = response.get_json()
+    assert isinstance(body, dict) and set(body) == {"detail"}, body
+    return body["detail"]
+
+
+def validation_errors(response, field=None, where="body"):
+    """Assert a 422 in FastAPI's list shape; optionally that `field` is among the locations."""
+    detail = error_detail(response, 422)
+    assert isinstance(detail, list) and detail, detail
+    for item in detail:
+        assert set(item) >= {"loc", "msg", "type"}, item
+        assert item["loc"][0] in ("body", "query", "path", "header"), item
+    if field:
+        assert any(item["loc"][0] == where and field in item["loc"] for item in detail), detail
+    return detail
