@@ -19,6 +19,46 @@ from .ratelimit import DEFAULT_LIMITS
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
+def register_blueprints(prefix):
+    """One line per API area (every area under the API prefix except health)."""
+    from .api.ai.diagram_routes import blp as diagram_ai_blp
+    from .api.ai.routes import blp as ai_blp
+    from .api.audit.routes import blp as audit_blp
+    from .api.billing.routes import admin_plans_blp, plans_blp, subscriptions_blp, webhooks_blp
+    from .api.chat.routes import blp as chat_blp
+    from .api.diagrams.routes import blp as diagrams_blp
+    from .api.folders.routes import blp as folders_blp
+    from .api.health.routes import blp as health_blp
+    from .api.integrations.routes import blp as integrations_blp
+    from .api.mfa.routes import blp as mfa_blp
+    from .api.oauth.routes import blp as oauth_blp
+    from .api.projects.routes import blp as projects_blp
+    from .api.prompts.routes import blp as prompts_blp
+    from .api.shares.routes import blp as shared_links_blp
+    from .api.shares.routes import public_blp as shared_public_blp
+    from .api.users.routes import blp as users_blp
+
+    rest_api.register_blueprint(health_blp)
+    rest_api.register_blueprint(users_blp, url_prefix=f"{prefix}/users")
+    rest_api.register_blueprint(mfa_blp, url_prefix=f"{prefix}/mfa")
+    rest_api.register_blueprint(oauth_blp, url_prefix=f"{prefix}/oauth")
+    rest_api.register_blueprint(projects_blp, url_prefix=f"{prefix}/projects")
+    rest_api.register_blueprint(folders_blp, url_prefix=f"{prefix}/folders")
+    rest_api.register_blueprint(diagrams_blp, url_prefix=f"{prefix}/diagrams")
+    rest_api.register_blueprint(diagram_ai_blp, url_prefix=f"{prefix}/diagrams")
+    rest_api.register_blueprint(shared_links_blp, url_prefix=f"{prefix}/shared-links")
+    rest_api.register_blueprint(shared_public_blp, url_prefix=f"{prefix}/shared")
+    rest_api.register_blueprint(prompts_blp, url_prefix=f"{prefix}/prompt-history")
+    rest_api.register_blueprint(ai_blp, url_prefix=f"{prefix}/ai")
+    rest_api.register_blueprint(chat_blp, url_prefix=f"{prefix}/chat-sessions")
+    rest_api.register_blueprint(plans_blp, url_prefix=f"{prefix}/plans")
+    rest_api.register_blueprint(subscriptions_blp, url_prefix=f"{prefix}/subscriptions")
+    rest_api.register_blueprint(admin_plans_blp, url_prefix=f"{prefix}/admin/plans")
+    rest_api.register_blueprint(webhooks_blp, url_prefix=f"{prefix}/webhooks")
+    rest_api.register_blueprint(integrations_blp, url_prefix=f"{prefix}/admin/integrations")
+    rest_api.register_blueprint(audit_blp, url_prefix=f"{prefix}/admin/audit-log")
+
+
 def create_app(overrides=None, env=None):
     """Build the application: config -> extensions -> auth -> errors -> blueprints -> CLI."""
     env = os.environ if env is None else env
@@ -45,12 +85,7 @@ def create_app(overrides=None, env=None):
     web.register_request_hooks(app)
     web.register_docs_assets(app)
 
-    from .api.health.routes import blp as health_blp
-    from .api.users.routes import blp as users_blp
-
-    prefix = app.config["API_V1_PREFIX"]
-    rest_api.register_blueprint(health_blp)
-    rest_api.register_blueprint(users_blp, url_prefix=f"{prefix}/users")
+    register_blueprints(app.config["API_V1_PREFIX"])
 
     register_commands(app)
     if app.config["TRUSTED_PROXY_COUNT"] > 0:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 ENVIRONMENTS = ("production", "development", "testing")
 REQUIRED_SECRETS = ("SECRET_KEY", "JWT_SECRET_KEY", "ENCRYPTION_KEYS")
-TRANSLATION_DOMAINS = ("messages", "content", "security", "ai", "billing")
+TRANSLATION_DOMAINS = ("messages", "content", "sharing", "security", "ai", "chat", "billing")
 
 
 class ConfigError(RuntimeError):

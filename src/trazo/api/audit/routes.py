@@ -1,0 +1,4 @@
+"""Audit log (administrators) routes."""
+from flask_smorest import Blueprint
+
+blp = Blueprint("audit", __name__, description="Audit log (administrators)")

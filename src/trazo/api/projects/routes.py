@@ -1,0 +1,4 @@
+"""Projects, export and import routes."""
+from flask_smorest import Blueprint
+
+blp = Blueprint("projects", __name__, description="Projects, export and import")

@@ -1,0 +1,1 @@
+"""Per-user AI settings, chat sessions and messages."""

@@ -1,0 +1,1 @@
+"""Plans, subscriptions, invoices and payment webhook events."""

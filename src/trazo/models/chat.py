@@ -1,0 +1,1 @@
+"""AI chat sessions and their messages."""

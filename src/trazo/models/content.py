@@ -1,0 +1,1 @@
+"""Projects, folders, diagrams, shared links and prompt history."""

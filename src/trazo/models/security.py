@@ -1,0 +1,1 @@
+"""MFA secrets, OAuth identities and states, integration vendors, audit log."""

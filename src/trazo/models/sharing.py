@@ -1,0 +1,1 @@
+"""Shared links with their access log, and prompt history."""

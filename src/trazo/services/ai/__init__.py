@@ -1,0 +1,1 @@
+"""AI provider clients (OpenAI chat completions, Anthropic messages, Gemini generateContent)."""
