@@ -34,6 +34,7 @@ def register_blueprints(prefix):
     from .api.oauth.routes import blp as oauth_blp
     from .api.projects.routes import blp as projects_blp
     from .api.prompts.routes import blp as prompts_blp
+    from .api.render.routes import blp as render_blp
     from .api.shares.routes import blp as shared_links_blp
     from .api.shares.routes import public_blp as shared_public_blp
     from .api.users.routes import blp as users_blp
@@ -46,6 +47,7 @@ def register_blueprints(prefix):
     rest_api.register_blueprint(folders_blp, url_prefix=f"{prefix}/folders")
     rest_api.register_blueprint(diagrams_blp, url_prefix=f"{prefix}/diagrams")
     rest_api.register_blueprint(diagram_ai_blp, url_prefix=f"{prefix}/diagrams")
+    rest_api.register_blueprint(render_blp, url_prefix=f"{prefix}/diagrams")
     rest_api.register_blueprint(shared_links_blp, url_prefix=f"{prefix}/shared-links")
     rest_api.register_blueprint(shared_public_blp, url_prefix=f"{prefix}/shared")
     rest_api.register_blueprint(prompts_blp, url_prefix=f"{prefix}/prompt-history")
