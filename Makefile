@@ -8,7 +8,7 @@ FLASK := $(BIN)/flask --app wsgi
 PO_FILES := $(wildcard src/trazo/translations/*/LC_MESSAGES/*.po)
 MO_FILES := $(PO_FILES:.po=.mo)
 
-.PHONY: install run test test-pg lint migrate migration openapi i18n clean
+.PHONY: install system-tools run test test-pg fuzz bench soak lint migrate migration openapi i18n clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-assets.txt setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,16 +32,34 @@ run: install
 	$(FLASK) db upgrade
 	exec $(BIN)/gunicorn -c gunicorn.conf.py
 
-test: install
+# Graphviz renders in the local-backend tests; install it when this machine lacks it and allows it.
+system-tools:
+	@command -v dot >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq graphviz >/dev/null) \
+		|| echo "graphviz (dot) is missing: the local render backend cannot be tested here"
+
+test: install system-tools
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The suite on PostgreSQL + Redis (the services this machine runs).
-test-pg: install
+test-pg: install system-tools
 	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test} \
 	TEST_REDIS_URL=$${TEST_REDIS_URL:-redis://127.0.0.1:6379/0} $(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Property-based fuzzing of every route from our OpenAPI document (schemathesis), bounded for CI.
+fuzz: install
+	$(BIN)/python -m pytest tests/fuzz -m fuzz -q $(PYTEST_ARGS)
+
+# Load benchmarks against production gunicorn settings (PostgreSQL + Redis, and SQLite); needs wrk.
+bench: install
+	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+# 60 s of mixed load while a worker is killed and PostgreSQL restarts; fails if a write is lost.
+soak: install
+	$(BIN)/python -m bench.soak $(SOAK_ARGS)
+
 lint: install
-	$(BIN)/ruff check src tests tools wsgi.py gunicorn.conf.py
+	$(BIN)/ruff check src tests tools bench wsgi.py gunicorn.conf.py
 
 migrate: install
 	mkdir -p instance

@@ -7,6 +7,7 @@ import flask_smorest
 import marshmallow as ma
 from flask import jsonify
 from flask_babel import gettext as _
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import InternalServerError
 
 log = logging.getLogger(__name__)
@@ -209,6 +210,15 @@ def register_error_handlers(app):
     @app.errorhandler(AppError)
     def handle_app_error(error):
         return error_response(error.status, error.detail, error.headers)
+
+    @app.errorhandler(OperationalError)
+    def handle_database_unavailable(error):
+        # The database went away (restart, failover): nothing was committed; the client may retry.
+        log.warning("database unavailable: %s", error.__class__.__name__)
+        from .extensions import db
+
+        db.session.rollback()
+        return error_response(503, _("Service temporarily unavailable, try again shortly"), {"Retry-After": "5"})
 
     @app.errorhandler(Exception)
     def handle_unexpected(error):

@@ -1,0 +1,1 @@
+"""Benchmarks, soak and fault tests (make bench, make soak)."""

@@ -1,0 +1,120 @@
+"""Start and stop the service (or the bare ceiling app) under gunicorn, as `make run` does, on 127.0.0.1."""
+import base64
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = ROOT / ".venv" / "bin"
+PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def production_env(backend, port, extra=None):
+    """Settings of a production instance: PostgreSQL + Redis, or SQLite + in-memory limits."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("GUNICORN_", "WEB_"))}
+    env.update({
+        "APP_ENV": "production", "HOST": "127.0.0.1", "PORT": str(port),
+        "SECRET_KEY": secrets.token_hex(32), "JWT_SECRET_KEY": secrets.token_hex(32),
+        "ENCRYPTION_KEYS": base64.urlsafe_b64encode(os.urandom(32)).decode(),
+        "RATELIMIT_ENABLED": "false", "GUNICORN_ACCESSLOG": "", "GUNICORN_LOGLEVEL": "warning",
+        "INSTANCE_PATH": tempfile.mkdtemp(prefix="trazo-bench-instance-"),
+    })
+    if backend == "pg":
+        env["DATABASE_URL"] = "postgresql+psycopg://postgres@127.0.0.1:5432/trazo_bench"
+        env["RATELIMIT_STORAGE_URI"] = "redis://127.0.0.1:6379/7"
+    else:
+        env["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='trazo-bench-db-')}/bench.db"
+        env["RATELIMIT_STORAGE_URI"] = "memory://"
+    env.update(extra or {})
+    return env
+
+
+def reset_database(env):
+    """An empty schema at the newest migration."""
+    if env["DATABASE_URL"].startswith("postgresql"):
+        subprocess.run(["psql", "-q", PG_ADMIN_URL, "-c", "DROP DATABASE IF EXISTS trazo_bench WITH (FORCE)"],
+                       check=True, capture_output=True)
+        subprocess.run(["psql", "-q", PG_ADMIN_URL, "-c", "CREATE DATABASE trazo_bench"], check=True,
+                       capture_output=True)
+        subprocess.run(["redis-cli", "-n", "7", "FLUSHDB"], check=True, capture_output=True)
+    subprocess.run([str(BIN / "flask"), "--app", "wsgi", "db", "upgrade"], cwd=ROOT, env=env, check=True,
+                   capture_output=True)
+
+
+class Gunicorn:
+    """gunicorn with the project's gunicorn.conf.py, serving `target` (default: the service)."""
+
+    def __init__(self, env, target=None, log_path=None):
+        self.env = env
+        self.port = int(env["PORT"])
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        command = [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py"] + ([target] if target else [])
+        self.log = open(log_path or os.devnull, "wb")
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        self.wait_ready()
+
+    def wait_ready(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {self.process.returncode}")
+            try:
+                if requests.get(f"{self.base_url}/health", timeout=1).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("gunicorn did not answer /health")
+
+    def worker_pids(self):
+        pids = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.process.pid:
+                pids.append(int(stat.parent.name))
+        return sorted(pids)
+
+    @staticmethod
+    def peak_rss_kib(pid):
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        except OSError:
+            return 0
+        return 0
+
+    def peak_worker_memory_mib(self):
+        peaks = [self.peak_rss_kib(pid) for pid in self.worker_pids()]
+        return round(max(peaks) / 1024, 1) if peaks else 0.0
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.log.close()
+
+
+def python():
+    return str(BIN / "python") if (BIN / "python").exists() else sys.executable
