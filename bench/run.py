@@ -9,7 +9,6 @@ writes bench-results/results.json.
 import argparse
 import json
 import os
-from pathlib import Path
 
 import requests
 

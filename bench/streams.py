@@ -61,5 +61,6 @@ def hold_streams(base_url, token, session_id, count, measure_seconds=8, ramp_tim
     for thread in threads:
         thread.join(timeout=30)
     p99 = samples[max(0, int(len(samples) * 0.99) - 1)] if samples else None
-    return {"streams": count, "held": held, "errors": len(errors), "health_p50_ms": round(statistics.median(samples), 1),
+    return {"streams": count, "held": held, "errors": len(errors),
+            "health_p50_ms": round(statistics.median(samples), 1),
             "health_p99_ms": round(p99, 1) if p99 is not None else None}
