@@ -98,7 +98,7 @@ def main():
     parser.add_argument("--duration", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--streams", type=int, default=500)
-    parser.add_argument("--threads", type=int, default=int(os.environ.get("GUNICORN_THREADS") or 32))
+    parser.add_argument("--threads", type=int, default=int(os.environ.get("GUNICORN_THREADS") or 128))
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY") or 0))
     args = parser.parse_args()
     all_rows, memory = [], []

@@ -196,3 +196,11 @@ def test_database_outage_is_a_503_with_retry_after(app_env):
     assert response.headers["Retry-After"] == "5"
     ready = web.get("/health/ready")
     assert ready.status_code == 503 and ready.json["checks"]["database"] == "unavailable"
+
+
+def test_nul_characters_are_bad_input_not_a_database_error(client, make_user):
+    user = make_user()
+    detail = error_detail(user.put("/users/me", json={"full_name": "a\x00b"}), 422)
+    assert detail[0]["loc"] == ["body"] and "NUL" in detail[0]["msg"]
+    assert error_detail(client.get("/users/installation-status%00"), 404) == "Not found"
+    assert user.get("/users/me").json["full_name"] == "Test User"

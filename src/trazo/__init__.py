@@ -71,6 +71,7 @@ def create_app(overrides=None, env=None):
     app.config.update(web.docs_config(app.config))
     app.config.update(overrides or {})
     app.json.sort_keys = False
+    app.session_interface = web.NoCookieSessions()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     db.init_app(app)

@@ -13,6 +13,10 @@ def seeder(func):
 
 
 def register_commands(app):
+    from .services.audit import audit_cli
+
+    app.cli.add_command(audit_cli)
+
     @app.cli.command("create-admin")
     @click.argument("email")
     @click.option("--password", envvar="TRAZO_ADMIN_PASSWORD", help="Read from TRAZO_ADMIN_PASSWORD if set.")

@@ -137,6 +137,8 @@ def load_config(env, instance_path):
         "RENDER_BACKEND": (env.get("RENDER_BACKEND") or "kroki").lower(),
         "KROKI_URL": (env.get("KROKI_URL") or "https://kroki.io").rstrip("/"),
         "RENDER_TIMEOUT": _int(env, "RENDER_TIMEOUT", 30),
+        "PLANTUML_JAR": env.get("PLANTUML_JAR") or "",
+        "RENDER_MAX_SVG_BYTES": _int(env, "RENDER_MAX_SVG_BYTES", 10 * 1024 * 1024),
         # AI
         "OPENAI_BASE_URL": env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
         "ANTHROPIC_BASE_URL": env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com/v1",
@@ -149,6 +151,7 @@ def load_config(env, instance_path):
         "STRIPE_WEBHOOK_SECRET": env.get("STRIPE_WEBHOOK_SECRET") or "",
         "STRIPE_PUBLISHABLE_KEY": env.get("STRIPE_PUBLISHABLE_KEY") or "",
         "STRIPE_API_BASE": (env.get("STRIPE_API_BASE") or "https://api.stripe.com").rstrip("/"),
+        "STRIPE_TIMEOUT": _int(env, "STRIPE_TIMEOUT", 30),
         "FREE_PLAN_MAX_PROJECTS": _optional_int(env, "FREE_PLAN_MAX_PROJECTS"),
         "FREE_PLAN_MAX_DIAGRAMS": _optional_int(env, "FREE_PLAN_MAX_DIAGRAMS"),
         # OAuth
@@ -176,5 +179,5 @@ def load_config(env, instance_path):
 def _engine_options(database_url, env):
     if database_url.startswith("sqlite"):
         return {"connect_args": {"timeout": 30}}
-    threads = _int(env, "GUNICORN_THREADS", 32)
-    return {"pool_pre_ping": True, "pool_size": min(threads, 20), "max_overflow": 10, "pool_recycle": 1800}
+    threads = _int(env, "GUNICORN_THREADS", 128)
+    return {"pool_pre_ping": True, "pool_size": min(threads, 10), "max_overflow": 10, "pool_recycle": 1800}

@@ -8,6 +8,7 @@ import time
 
 from flask import current_app, request
 from flask_jwt_extended import get_jwt_identity, verify_jwt_in_request
+from limits.storage import storage_from_string
 
 COUNTER_PREFIX = "trazo-counter"
 
@@ -57,9 +58,16 @@ class Counter:
 
     @staticmethod
     def _storage():
+        """The limiter's storage; when limits are switched off, one of the same kind kept for counters
+        (a lockout is a security control, not a rate limit)."""
         from .extensions import limiter
 
-        return limiter.storage
+        if limiter.enabled and limiter.initialized:
+            return limiter.storage
+        extensions = current_app.extensions
+        if "trazo-counters" not in extensions:
+            extensions["trazo-counters"] = storage_from_string(current_app.config["RATELIMIT_STORAGE_URI"])
+        return extensions["trazo-counters"]
 
     def hit(self, expiry_seconds):
         """Add one and return the new count; the expiry starts with the first hit."""

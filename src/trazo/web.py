@@ -4,6 +4,7 @@ import os
 import re
 
 from flask import Blueprint, current_app, request, send_from_directory
+from flask.sessions import SessionInterface
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from werkzeug.exceptions import NotFound, RequestEntityTooLarge
@@ -67,6 +68,12 @@ def body_limit(path):
 
 def register_request_hooks(app):
     @app.before_request
+    def refuse_nul_in_path():
+        # No resource has a NUL in its path; PostgreSQL would refuse the value in a query.
+        if "\x00" in request.path:
+            raise NotFound()
+
+    @app.before_request
     def enforce_body_limit():
         limit = body_limit(request.path)
         request.max_content_length = limit
@@ -75,16 +82,30 @@ def register_request_hooks(app):
         if request.content_length is None and "chunked" in request.headers.get("Transfer-Encoding", "").lower():
             _read_chunked_body(limit)
 
+    fixed_headers = list(SECURITY_HEADERS.items())
+    if app.config["ENV_PRODUCTION"]:
+        fixed_headers += list(PRODUCTION_HEADERS.items())
+    api_prefix = app.config["API_V1_PREFIX"]
+
     @app.after_request
     def add_security_headers(response):
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        if request.path.startswith(current_app.config["API_V1_PREFIX"]):
-            response.headers.setdefault("Cache-Control", "no-store")
-        if current_app.config["ENV_PRODUCTION"]:
-            for name, value in PRODUCTION_HEADERS.items():
-                response.headers.setdefault(name, value)
+        headers = response.headers
+        for name, value in fixed_headers:
+            if name not in headers:
+                headers.add(name, value)
+        if "Cache-Control" not in headers and request.path.startswith(api_prefix):
+            headers.add("Cache-Control", "no-store")
         return response
+
+
+class NoCookieSessions(SessionInterface):
+    """The API is stateless (bearer tokens): no cookie session is read or written."""
+
+    def open_session(self, app, request):
+        return None
+
+    def save_session(self, app, session, response):
+        return None
 
 
 def _read_chunked_body(limit):

@@ -204,7 +204,9 @@ def test_expired_wrong_type_and_stale_tokens_are_401(app, user):
 
 def test_me_reads_and_updates_the_profile(user):
     me = user.get("/users/me").json
-    assert me["id"] == user.id and me["role"] == "user" and me["subscription"] is None
+    assert me["id"] == user.id and me["role"] == "user"
+    assert me["subscription"] == {"plan": {"name": "Free", "price_usd": 0.0, "max_projects": None,
+                                           "max_diagrams": None}}
     picture = "data:image/png;base64,iVBORw0KGgo="
     updated = user.put("/users/me", json={"full_name": "Grace Hopper", "profile_picture": picture,
                                           "timezone": "Europe/Madrid", "role": "admin", "is_active": False,
@@ -413,3 +415,17 @@ def test_cli_create_admin_and_seed(app, client):
     assert weak.exit_code != 0 and "password" in weak.output
     seeded = runner.invoke(args=["seed"])
     assert seeded.exit_code == 0 and "Seed complete." in seeded.output
+
+
+def test_lockout_holds_with_rate_limits_switched_off(app_env):
+    from trazo import create_app
+    from trazo.extensions import limiter
+
+    unlimited = create_app(env={**app_env, "RATELIMIT_ENABLED": "false"})
+    try:
+        web = ApiClient(unlimited.test_client(), "10.77.0.1")
+        web.post("/users/register", json={"email": "nolimits@example.com", "password": PASSWORD})
+        statuses = [_sign_in(web, "nolimits@example.com", "Wrong-Passw0rd!").status_code for _ in range(6)]
+        assert statuses == [401, 401, 401, 401, 429, 429]
+    finally:
+        limiter.enabled = True  # the limiter object is process-wide; the suite's app keeps its limits on

@@ -6,11 +6,26 @@ from flask_babel import gettext as _
 from marshmallow import EXCLUDE, ValidationError
 
 
+def _holds_nul(value):
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    return isinstance(value, (list, tuple)) and any(_holds_nul(item) for item in value)
+
+
 class BaseSchema(ma.Schema):
     """Unknown fields are dropped, never an error and never stored (API.md §1)."""
 
     class Meta:
         unknown = EXCLUDE
+
+    @ma.pre_load
+    def refuse_nul_characters(self, data, **_kwargs):
+        """PostgreSQL text cannot hold NUL: refuse it as bad input instead of failing in the database."""
+        if _holds_nul(data):
+            raise ValidationError(_("Must not contain NUL characters."))
+        return data
 
 
 class NormalizedEmail(ma.fields.Email):

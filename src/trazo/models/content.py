@@ -1,1 +1,65 @@
-"""Projects, folders, diagrams, shared links and prompt history."""
+"""Projects, the folders inside them and their diagrams.
+
+Ownership goes through the project: a folder or a diagram belongs to whoever owns its project.
+Deleting a user or a project removes everything below it through database cascades.
+"""
+from datetime import datetime
+
+from sqlalchemy import JSON, Float, ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .base import Base, IdMixin, TimestampMixin, UTCDateTime, utcnow
+
+DEFAULT_PROJECT_EMOJI = "📊"
+DEFAULT_FOLDER_COLOR = "#3B82F6"
+DEFAULT_DIAGRAM_TYPE = "flowchart"
+
+
+def default_diagram_config():
+    return {"background_color": "#ffffff", "background_pattern": "plain"}
+
+
+def default_user_preferences():
+    return {"description_pinned": False, "description_font_size": None, "description_panel_width": None,
+            "chat_panel_width": None, "preferred_provider": None, "preferred_model": None}
+
+
+class Project(IdMixin, TimestampMixin, Base):
+    __tablename__ = "projects"
+    __table_args__ = (Index("ix_projects_user_id_created_at", "user_id", "created_at"),)
+
+    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    description: Mapped[str | None] = mapped_column(Text)
+    emoji: Mapped[str] = mapped_column(String(32), default=DEFAULT_PROJECT_EMOJI, nullable=False)
+
+
+class Folder(IdMixin, TimestampMixin, Base):
+    __tablename__ = "folders"
+
+    project_id: Mapped[str] = mapped_column(String(36), ForeignKey("projects.id", ondelete="CASCADE"),
+                                            nullable=False, index=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    color: Mapped[str] = mapped_column(String(32), default=DEFAULT_FOLDER_COLOR, nullable=False)
+
+
+class Diagram(IdMixin, TimestampMixin, Base):
+    __tablename__ = "diagrams"
+    __table_args__ = (Index("ix_diagrams_project_id_updated_at", "project_id", "updated_at"),)
+
+    project_id: Mapped[str] = mapped_column(String(36), ForeignKey("projects.id", ondelete="CASCADE"),
+                                            nullable=False)
+    # Folder deletion moves or deletes the diagrams itself; SET NULL is the safety net.
+    folder_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("folders.id", ondelete="SET NULL"),
+                                                  index=True)
+    title: Mapped[str] = mapped_column(String(200), nullable=False)
+    content: Mapped[str] = mapped_column(Text, default="", nullable=False)
+    description: Mapped[str | None] = mapped_column(Text, default="")
+    diagram_type: Mapped[str] = mapped_column(String(32), default=DEFAULT_DIAGRAM_TYPE, nullable=False)
+    config: Mapped[dict] = mapped_column(JSON, default=default_diagram_config, nullable=False)
+    user_preferences: Mapped[dict] = mapped_column(JSON, default=default_user_preferences, nullable=False)
+    viewport_zoom: Mapped[float] = mapped_column(Float, default=1.0, nullable=False)
+    viewport_x: Mapped[float] = mapped_column(Float, default=0.0, nullable=False)
+    viewport_y: Mapped[float] = mapped_column(Float, default=0.0, nullable=False)
+    # Set by the services: presentation-only saves (viewport, preferences) keep the old value.
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)

@@ -1,1 +1,72 @@
 """Shared links with their access log, and prompt history."""
+from datetime import datetime
+
+from sqlalchemy import Boolean, ForeignKey, Index, String, Text, text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .base import Base, IdMixin, TimestampMixin, UTCDateTime, utcnow
+
+ACCESS_PUBLIC = "public"
+ACCESS_PROTECTED = "protected"
+ACCESS_RESULTS = ("success", "expired", "invalid_code", "blocked", "not_found")
+OPERATION_TYPES = ("creation", "improvement")
+
+
+class SharedLink(IdMixin, TimestampMixin, Base):
+    """A diagram's public address. Revoked links stay as history; at most one per diagram is active."""
+
+    __tablename__ = "shared_links"
+    __table_args__ = (
+        Index("uq_shared_links_active_diagram_id", "diagram_id", unique=True,
+              sqlite_where=text("is_active"), postgresql_where=text("is_active")),
+    )
+
+    diagram_id: Mapped[str] = mapped_column(String(36), ForeignKey("diagrams.id", ondelete="CASCADE"),
+                                            nullable=False, index=True)
+    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("users.id", ondelete="CASCADE"),
+                                         nullable=False, index=True)
+    token: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    access_type: Mapped[str] = mapped_column(String(16), default=ACCESS_PUBLIC, nullable=False)
+    access_code_hash: Mapped[str | None] = mapped_column(String(255))
+    allow_copy_code: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    is_active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
+
+    @property
+    def is_protected(self):
+        return self.access_type == ACCESS_PROTECTED
+
+    def is_expired(self, now=None):
+        return self.expires_at is not None and self.expires_at <= (now or utcnow())
+
+
+class AccessLog(IdMixin, Base):
+    """One visit of a shared link by token; the address is kept only as a keyed hash."""
+
+    __tablename__ = "shared_link_access_logs"
+
+    link_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("shared_links.id", ondelete="CASCADE"),
+                                                index=True)
+    ip_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    result: Mapped[str] = mapped_column(String(16), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False, index=True)
+
+
+class PromptHistory(IdMixin, Base):
+    """A prompt a user sent to the AI, kept once per normalized text (and diagram) and bumped on reuse."""
+
+    __tablename__ = "prompt_history"
+    __table_args__ = (
+        Index("ix_prompt_history_user_id_used_at", "user_id", "used_at"),
+        Index("ix_prompt_history_user_id_prompt_hash", "user_id", "prompt_hash"),
+        Index("ix_prompt_history_diagram_id_used_at", "diagram_id", "used_at"),
+    )
+
+    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
+    # The prompt outlives its diagram: deleting the diagram only detaches it.
+    diagram_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("diagrams.id", ondelete="SET NULL"))
+    prompt_text: Mapped[str] = mapped_column(Text, nullable=False)
+    prompt_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    operation_type: Mapped[str] = mapped_column(String(16), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+    used_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)

@@ -1,4 +1,34 @@
-"""AI repair and conversion of diagrams routes."""
+"""AI repair and conversion of diagrams (/api/v1/diagrams/{id}/fix, /api/v1/diagrams/convert)."""
+from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
+from ...auth import login_required
+from ...extensions import limiter
+from ...ratelimit import limit
+from . import diagram_service
+from .diagram_schemas import ConvertRequestSchema, ConvertResultSchema, FixRequestSchema, FixResultSchema
+from .routes import AI_LIMIT, documents_provider_failures
+
 blp = Blueprint("diagram_ai", __name__, description="AI repair and conversion of diagrams")
+
+
+@blp.route("/<diagram_id>/fix", methods=["POST"])
+@login_required
+@limiter.limit(limit("AI"), **AI_LIMIT)
+@blp.arguments(FixRequestSchema)
+@blp.response(200, FixResultSchema)
+@documents_provider_failures
+def fix_diagram(data, diagram_id):
+    """Repair the syntax of a diagram with AI (nothing is saved)"""
+    return diagram_service.fix_diagram(current_user, diagram_id, data)
+
+
+@blp.route("/convert", methods=["POST"])
+@login_required
+@limiter.limit(limit("AI"), **AI_LIMIT)
+@blp.arguments(ConvertRequestSchema)
+@blp.response(200, ConvertResultSchema)
+@documents_provider_failures
+def convert_diagram(data):
+    """Convert diagram code to another diagram language (a preview, nothing is saved)"""
+    return diagram_service.convert_diagram(current_user, data)

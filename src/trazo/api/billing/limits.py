@@ -1,6 +1,63 @@
-"""Plan limits, checked by the content area inside its transaction, before the insert."""
+"""Plan limits, checked by the content area inside its transaction, just before the insert.
+
+The check is atomic with the insert: it first locks the user's row (SELECT ... FOR UPDATE on
+PostgreSQL; on SQLite a no-op UPDATE of that row, which takes the database write lock at once),
+so a concurrent creation by the same user waits until this transaction commits and then counts
+the row it inserted. Counts are live: nothing is metered.
+"""
+from flask_babel import gettext as _
+from sqlalchemy import func, select, text
+
+from ...errors import Forbidden
+from ...extensions import db
+from ...models import User
+from ...models.billing import RESOURCE_TYPES
+from ...models.content import Diagram, Project
+from .plans import plan_for
+
+
+def count_resources(user_id, resource_type):
+    if resource_type == "projects":
+        statement = select(func.count(Project.id)).where(Project.user_id == user_id)
+    else:
+        statement = (select(func.count(Diagram.id)).join(Project, Project.id == Diagram.project_id)
+                     .where(Project.user_id == user_id))
+    return db.session.scalar(statement)
+
+
+def _lock_account(user_id):
+    """Serialize the plan-limited creations of one user until the transaction ends."""
+    if db.session.get_bind().dialect.name == "sqlite":
+        db.session.execute(text("UPDATE users SET id = id WHERE id = :id"), {"id": user_id})
+    else:
+        db.session.execute(select(User.id).where(User.id == user_id).with_for_update())
+
+
+def _limit_message(resource_type, current, limit, adding):
+    values = {"current": current, "limit": limit, "adding": adding}
+    if resource_type == "projects":
+        if adding > 1:
+            return _("Adding %(adding)s projects would exceed your projects limit (%(current)s/%(limit)s)", **values)
+        return _("You have reached your projects limit (%(current)s/%(limit)s)", **values)
+    if adding > 1:
+        return _("Adding %(adding)s diagrams would exceed your diagrams limit (%(current)s/%(limit)s)", **values)
+    return _("You have reached your diagrams limit (%(current)s/%(limit)s)", **values)
 
 
 def ensure_within_plan(user, resource_type, adding=1):
     """Raise a 403 resource_limit_exceeded when `adding` more `resource_type` ("projects" or
-    "diagrams") would pass the user's plan limit. Not enforced yet (the billing issue)."""
+    "diagrams") would pass the user's plan limit. Administrators are never limited. Call it inside
+    the transaction that inserts, right before the insert; the lock lasts until its commit."""
+    if resource_type not in RESOURCE_TYPES:
+        raise ValueError(f"unknown resource type {resource_type!r}; expected one of {RESOURCE_TYPES}")
+    if user.is_admin:
+        return
+    _lock_account(user.id)
+    limit = plan_for(user).limit_for(resource_type)
+    if limit is None:
+        return
+    current = count_resources(user.id, resource_type)
+    if current + adding > limit:
+        raise Forbidden({"error": "resource_limit_exceeded", "resource_type": resource_type,
+                         "current_usage": current, "limit": limit,
+                         "message": _limit_message(resource_type, current, limit, adding)})

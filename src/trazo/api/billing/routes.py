@@ -1,7 +1,5 @@
 """Plans, subscriptions, administration of plans, and the payment webhook."""
-from flask_smorest import Blueprint
+from . import plan_views, subscription_views, webhook_views  # noqa: F401  (each module adds its routes)
+from .blueprints import admin_plans_blp, plans_blp, subscriptions_blp, webhooks_blp
 
-plans_blp = Blueprint("plans", __name__, description="Plans")
-subscriptions_blp = Blueprint("subscriptions", __name__, description="Subscriptions and billing")
-admin_plans_blp = Blueprint("admin_plans", __name__, description="Plan administration")
-webhooks_blp = Blueprint("webhooks", __name__, description="Payment provider webhooks")
+__all__ = ["admin_plans_blp", "plans_blp", "subscriptions_blp", "webhooks_blp"]

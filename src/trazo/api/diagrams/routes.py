@@ -1,4 +1,73 @@
-"""Diagrams and rendering routes."""
+"""Diagrams routes (SEED §4.4); creation lives under /projects/{project_id}/diagrams.
+
+Render, fix and convert are other blueprints mounted on the same prefix.
+"""
+from flask.views import MethodView
+from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
+from ...auth import login_required
+from ..common import MessageSchema
+from . import service
+from .schemas import (
+    DiagramDuplicateSchema,
+    DiagramMoveSchema,
+    DiagramSchema,
+    DiagramUpdateSchema,
+    RecentDiagramSchema,
+)
+
 blp = Blueprint("diagrams", __name__, description="Diagrams and rendering")
+
+
+@blp.route("/recent")
+@login_required
+@blp.response(200, RecentDiagramSchema(many=True))
+def recent():
+    """List my four most recently edited diagrams"""
+    return service.recent_diagrams(current_user)
+
+
+@blp.route("/<diagram_id>")
+class DiagramItem(MethodView):
+    decorators = [login_required]
+
+    @blp.response(200, DiagramSchema)
+    @blp.alt_response(404, "DEFAULT_ERROR", description="Diagram not found")
+    def get(self, diagram_id):
+        """Read a diagram"""
+        return service.get_diagram(current_user, diagram_id)
+
+    @blp.arguments(DiagramUpdateSchema)
+    @blp.response(200, DiagramSchema)
+    @blp.alt_response(404, "DEFAULT_ERROR", description="Diagram or folder not found")
+    def put(self, data, diagram_id):
+        """Update a diagram"""
+        return service.update_diagram(current_user, diagram_id, data)
+
+    @blp.response(200, MessageSchema)
+    @blp.alt_response(404, "DEFAULT_ERROR", description="Diagram not found")
+    def delete(self, diagram_id):
+        """Delete a diagram"""
+        return service.delete_diagram(current_user, diagram_id)
+
+
+@blp.route("/<diagram_id>/move", methods=["POST"])
+@login_required
+@blp.arguments(DiagramMoveSchema)
+@blp.response(200, DiagramSchema)
+@blp.alt_response(404, "DEFAULT_ERROR", description="Diagram or target project not found")
+def move(data, diagram_id):
+    """Move a diagram to the root of another project"""
+    return service.move_diagram(current_user, diagram_id, data["target_project_id"])
+
+
+@blp.route("/<diagram_id>/duplicate", methods=["POST"])
+@login_required
+@blp.arguments(DiagramDuplicateSchema)
+@blp.response(200, DiagramSchema)
+@blp.alt_response(403, "DEFAULT_ERROR", description="Plan limit reached")
+@blp.alt_response(404, "DEFAULT_ERROR", description="Diagram not found")
+def duplicate(data, diagram_id):
+    """Copy a diagram under a new title"""
+    return service.duplicate_diagram(current_user, diagram_id, data["title"])

@@ -1,6 +1,27 @@
 """The e-mail backend chosen by an administrator in the integrations area, when there is one."""
+import logging
+
+from flask import current_app
+
+from ...services.crypto import DecryptionError
+from ...services.email.backends import SmtpBackend
+from ...services.email.resend import ResendBackend
+from .vendors import active_vendor_config
+
+log = logging.getLogger("trazo.email")
 
 
 def active_email_backend():
-    """No admin-configured e-mail vendor yet: the settings decide."""
-    return None
+    """The backend of the default e-mail vendor, or None (then the settings decide)."""
+    try:
+        active = active_vendor_config("email")
+    except DecryptionError:
+        log.exception("the default e-mail vendor cannot be decrypted with ENCRYPTION_KEYS; using the settings")
+        return None
+    if active is None:
+        return None
+    vendor_type, config = active
+    if vendor_type == "resend":
+        return ResendBackend(config["from_email"], config["api_key"], config.get("api_base"))
+    return SmtpBackend(config["from_email"], config["host"], config.get("port", 25), config.get("username", ""),
+                       config.get("password", ""), config.get("starttls", False), current_app.config["SMTP_TIMEOUT"])

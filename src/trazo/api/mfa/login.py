@@ -1,13 +1,147 @@
-"""The second step of a sign-in for accounts with MFA: the challenge answered by /users/login."""
+"""The second step of a sign-in for accounts with MFA: the challenge answered by /users/login (and
+the OAuth callback), then /mfa/verify, /mfa/switch-method and /mfa/resend-email-code.
+
+Everything is counted per login (the `lid` claim of the mfa token) in the limiter storage: wrong
+codes (5, then the login must restart), e-mails sent (1 + 3 resends, 60 s apart), completion.
+"""
 import uuid
 
-from ...auth import issue_mfa_token
+from flask import current_app
+from flask_babel import gettext as _
+
+from ...auth import issue_access_token, issue_mfa_token, read_mfa_token, unix_seconds
+from ...errors import BadRequest, TooManyRequests, Unauthorized
+from ...extensions import db
+from ...models import User
+from ...models.base import utcnow
+from ...ratelimit import Counter
+from ...services import audit
+from . import factors
+from .factors import EMAIL, TOTP
+from .mail import send_code, throttle
+
+MAX_WRONG_CODES = 5
+MAX_RESENDS = 3
+RESEND_COOLDOWN_SECONDS = 60
+
+
+def _login_lifetime():
+    return current_app.config["MFA_TOKEN_EXPIRES"]
+
+
+def _wrong_codes(login_id):
+    return Counter("mfa-wrong-codes", login_id)
+
+
+def _completed(login_id):
+    return Counter("mfa-login-completed", login_id)
+
+
+def expired_login_error():
+    # The browser client sends the user back to the sign-in page when this text contains "expir".
+    return Unauthorized(_("Invalid or expired MFA verification token. Please sign in again."))
 
 
 def start_login_challenge(user):
-    """Open an MFA login: a 5-minute `mfa` token bound to this login attempt."""
+    """Open an MFA login: a 5-minute `mfa` token bound to this login attempt (and the e-mail code
+    when e-mail is the default method)."""
     methods = list(user.mfa_methods)
     default = user.mfa_default_method if user.mfa_default_method in methods else methods[0]
-    token = issue_mfa_token(user, uuid.uuid4().hex, methods, default)
+    login_id = uuid.uuid4().hex
+    token = issue_mfa_token(user, login_id, methods, default)
+    if default == EMAIL:
+        _send_login_code(user, login_id)
     return {"mfa_required": True, "mfa_token": token, "mfa_default_method": default,
             "available_methods": methods}
+
+
+def _open_login(mfa_token):
+    """The claims and the user of a login still waiting for its second factor."""
+    claims = read_mfa_token(mfa_token)
+    if claims is None or _completed(claims["lid"]).value():
+        raise expired_login_error()
+    user = db.session.get(User, str(claims["sub"]))
+    if (user is None or not user.is_active or not user.mfa_enabled
+            or int(claims.get("pca", -1)) < unix_seconds(user.password_changed_at)):
+        raise expired_login_error()
+    return claims, user
+
+
+def _usable_method(claims, user, method):
+    if method not in claims["methods"] or method not in user.mfa_methods:
+        raise BadRequest(_("The requested MFA method is not active"))
+    return method
+
+
+def _send_login_code(user, login_id):
+    """E-mail a code for this login; returns how many resends are left."""
+    throttle("mfa-email-cooldown", login_id, RESEND_COOLDOWN_SECONDS)
+    sends = Counter("mfa-email-sends", login_id)
+    sent = sends.hit(_login_lifetime())
+    if sent > 1 + MAX_RESENDS:
+        raise TooManyRequests(sends.seconds_left(), _("Resend limit reached. Please sign in again."))
+    code = factors.issue_email_code(user, login_id)
+    db.session.commit()
+    send_code(user, code, "login")
+    return 1 + MAX_RESENDS - sent
+
+
+def verify(data):
+    """Check the second factor of a login and answer the (5-day) access token."""
+    claims, user = _open_login(data["mfa_token"])
+    login_id = claims["lid"]
+    wrong = _wrong_codes(login_id)
+    if wrong.value() >= MAX_WRONG_CODES:
+        raise _too_many_wrong_codes()
+    if data.get("is_recovery_code"):
+        method, accepted = "recovery", factors.consume_recovery_code(user, data["code"])
+    else:
+        method = _usable_method(claims, user, data.get("method") or claims["default_method"])
+        code = "".join(data["code"].split())
+        accepted = (factors.verify_totp(user, code) if method == TOTP
+                    else factors.consume_email_code(user, login_id, code))
+    if not accepted:
+        db.session.rollback()
+        audit.record("mfa_verify_failed", user=user, details={"method": method})
+        if wrong.hit(_login_lifetime()) >= MAX_WRONG_CODES:
+            raise _too_many_wrong_codes()
+        raise Unauthorized(_("Invalid MFA code"))
+    if _completed(login_id).hit(_login_lifetime()) > 1:
+        db.session.rollback()  # another request finished this login first: keep the code unspent
+        raise expired_login_error()
+    user.last_login_at = utcnow()
+    remaining = factors.unused_recovery_codes(user)
+    db.session.commit()
+    wrong.clear()
+    if method == "recovery":
+        audit.record("mfa_recovery_used", user=user, details={"recovery_codes_remaining": remaining})
+    else:
+        audit.record("login_mfa_verified", user=user, details={"method": method})
+    audit.record("login_success", user=user, details={"mfa_method": method})
+    result = {"access_token": issue_access_token(user, current_app.config["MFA_ACCESS_TOKEN_EXPIRES"]),
+              "token_type": "bearer"}
+    if method == "recovery" and remaining == 0:
+        result["recovery_warning"] = _("You have used your last recovery code. Generate new codes in your "
+                                       "security settings.")
+    return result
+
+
+def _too_many_wrong_codes():
+    return Unauthorized(_("This sign-in has expired after too many wrong codes. Please sign in again."))
+
+
+def switch_method(data):
+    """Change the method of a login in progress; switching to e-mail sends a code if none is live."""
+    claims, user = _open_login(data["mfa_token"])
+    method = _usable_method(claims, user, data["method"])
+    if method == EMAIL and factors.email_code_state(user, claims["lid"]) != "live":
+        _send_login_code(user, claims["lid"])
+    return {"message": _("MFA method switched to '%(method)s'", method=method), "method": method}
+
+
+def resend_email_code(data):
+    """Send a new e-mail code for a login in progress (3 resends, 60 s apart)."""
+    claims, user = _open_login(data["mfa_token"])
+    _usable_method(claims, user, EMAIL)
+    remaining = _send_login_code(user, claims["lid"])
+    return {"message": _("Verification code resent"), "resends_remaining": remaining}

@@ -1,4 +1,173 @@
-"""Multi-factor authentication routes."""
+"""Multi-factor authentication routes (SEED §4.2)."""
+from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
+from ...auth import admin_required, login_required
+from ...extensions import limiter
+from ...ratelimit import limit
+from ..common import MessageSchema
+from . import admin, export, login, service
+from .schemas import (
+    ActivationResultSchema,
+    ActivationSchema,
+    AdminSearchQuerySchema,
+    AdminUsersPageSchema,
+    AdminUsersQuerySchema,
+    DefaultMethodSchema,
+    DisableSchema,
+    IdentitySchema,
+    LoginStepSchema,
+    RecoveryCodesSchema,
+    ResendResultSchema,
+    StatusSchema,
+    SwitchMethodSchema,
+    SwitchResultSchema,
+    TotpSetupSchema,
+    VerifyResultSchema,
+    VerifySchema,
+)
+
 blp = Blueprint("mfa", __name__, description="Multi-factor authentication")
+PUBLIC = {"security": []}
+
+
+# -- the second step of a sign-in (mfa_token in the body) ------------------------------
+
+@blp.route("/verify", methods=["POST"])
+@blp.doc(**PUBLIC)
+@limiter.limit(limit("MFA_VERIFY"))
+@blp.arguments(VerifySchema)
+@blp.response(200, VerifyResultSchema)
+@blp.alt_response(401, "DEFAULT_ERROR", description="Wrong code, or the login expired")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many attempts from this address")
+def verify(data):
+    """Finish a sign-in with a TOTP, e-mail or recovery code"""
+    return login.verify(data)
+
+
+@blp.route("/switch-method", methods=["POST"])
+@blp.doc(**PUBLIC)
+@blp.arguments(SwitchMethodSchema)
+@blp.response(200, SwitchResultSchema)
+@blp.alt_response(401, "DEFAULT_ERROR", description="The login expired")
+def switch_method(data):
+    """Use another second factor for the sign-in in progress"""
+    return login.switch_method(data)
+
+
+@blp.route("/resend-email-code", methods=["POST"])
+@blp.doc(**PUBLIC)
+@blp.arguments(LoginStepSchema)
+@blp.response(200, ResendResultSchema)
+@blp.alt_response(429, "DEFAULT_ERROR", description="Cooldown or resend limit")
+def resend_email_code(data):
+    """Send a new e-mail code for the sign-in in progress"""
+    return login.resend_email_code(data)
+
+
+# -- the user's settings ---------------------------------------------------------------
+
+@blp.route("/status")
+@login_required
+@blp.response(200, StatusSchema)
+def status():
+    """Read my MFA settings"""
+    return service.status(current_user)
+
+
+@blp.route("/setup-totp", methods=["POST"])
+@login_required
+@blp.response(200, TotpSetupSchema)
+def setup_totp():
+    """Create a pending TOTP secret and its QR code"""
+    return service.setup_totp(current_user)
+
+
+@blp.route("/enable-totp", methods=["POST"])
+@login_required
+@blp.arguments(ActivationSchema)
+@blp.response(200, ActivationResultSchema)
+@blp.alt_response(400, "DEFAULT_ERROR", description="No pending secret or wrong code")
+def enable_totp(data):
+    """Confirm the pending TOTP secret with a code and turn TOTP on"""
+    return service.enable_totp(current_user, data["code"], data["set_as_default"])
+
+
+@blp.route("/enable-email", methods=["POST"])
+@login_required
+@blp.response(200, MessageSchema)
+@blp.alt_response(429, "DEFAULT_ERROR", description="One code per minute")
+def enable_email():
+    """E-mail a code that turns e-mail MFA on"""
+    return service.enable_email(current_user)
+
+
+@blp.route("/verify-email-activation", methods=["POST"])
+@login_required
+@blp.arguments(ActivationSchema)
+@blp.response(200, ActivationResultSchema)
+@blp.alt_response(400, "DEFAULT_ERROR", description="No code, expired or wrong code")
+def verify_email_activation(data):
+    """Turn e-mail MFA on with the e-mailed code"""
+    return service.verify_email_activation(current_user, data["code"], data["set_as_default"])
+
+
+@blp.route("/disable", methods=["POST"])
+@login_required
+@blp.arguments(DisableSchema)
+@blp.response(200, MessageSchema)
+@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password or code")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords or codes")
+def disable(data):
+    """Turn one MFA method off (password, or an MFA code for accounts without one)"""
+    return service.disable(current_user, data["method"], data["password"], data["code"])
+
+
+@blp.route("/regenerate-recovery-codes", methods=["POST"])
+@login_required
+@blp.arguments(IdentitySchema)
+@blp.response(200, RecoveryCodesSchema)
+@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password or code")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords or codes")
+def regenerate_recovery_codes(data):
+    """Replace my recovery codes (password, or an MFA code for accounts without one)"""
+    return service.regenerate_recovery_codes(current_user, data["password"], data["code"])
+
+
+@blp.route("/default-method", methods=["PUT"])
+@login_required
+@blp.arguments(DefaultMethodSchema)
+@blp.response(200, MessageSchema)
+def default_method(data):
+    """Choose the method a sign-in asks for first"""
+    return service.set_default_method(current_user, data["method"])
+
+
+# -- administrators --------------------------------------------------------------------
+
+@blp.route("/admin/users")
+@admin_required
+@blp.arguments(AdminUsersQuerySchema, location="query")
+@blp.response(200, AdminUsersPageSchema)
+def admin_users(query):
+    """List users with their MFA state and usage"""
+    return admin.list_users(query["page"], query["page_size"], query["search"])
+
+
+@blp.route("/admin/users/export")
+@admin_required
+@blp.arguments(AdminSearchQuerySchema, location="query")
+@blp.response(200, {"type": "string", "format": "binary"}, content_type=export.XLSX_MIMETYPE,
+              description="XLSX workbook")
+def admin_users_export(query):
+    """Download the users as an XLSX workbook"""
+    return export.users_workbook(query["search"])
+
+
+@blp.route("/admin/users/<user_id>/reset-mfa", methods=["POST"])
+@admin_required
+@blp.response(200, MessageSchema)
+@blp.alt_response(404, "DEFAULT_ERROR", description="Unknown user")
+def admin_reset_mfa(user_id):
+    """Turn every MFA method of a user off"""
+    return admin.reset_mfa(current_user, user_id)

@@ -1,4 +1,25 @@
 """Public diagram rendering routes."""
+from flask import Response
 from flask_smorest import Blueprint
 
+from ...extensions import limiter
+from ...ratelimit import limit
+from . import service
+from .schemas import RenderSchema
+
 blp = Blueprint("render", __name__, description="Diagram rendering (public)")
+
+
+@blp.route("/render", methods=["POST"])
+@blp.doc(security=[])
+@limiter.limit(limit("RENDER"))
+@blp.arguments(RenderSchema)
+@blp.response(200, {"type": "string"}, content_type="image/svg+xml", description="The diagram as SVG")
+@blp.alt_response(400, "DEFAULT_ERROR", description="Unsupported type (the supported ones are listed) "
+                                                    "or a syntax error (with its line)")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many renders from this address")
+@blp.alt_response(502, "DEFAULT_ERROR", description="The renderer failed")
+@blp.alt_response(504, "DEFAULT_ERROR", description="The renderer did not answer in time")
+def render(data):
+    """Render a diagram source to SVG"""
+    return Response(service.render(data["diagram_type"], data["source"]), mimetype="image/svg+xml")

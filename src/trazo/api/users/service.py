@@ -15,8 +15,10 @@ from ...models import InstallationClaim, User
 from ...models.base import new_id, utcnow
 from ...models.user import ROLE_ADMIN, ROLE_USER
 from ...ratelimit import Counter
-from ...services import passwords
+from ...services import audit, passwords
 from ...services.email import send_template
+from ..billing.plans import plan_summary
+from ..billing.subscriptions import ensure_account_deletable
 from ..mfa.login import start_login_challenge
 
 LOCKOUT_FAILURES = 5
@@ -107,14 +109,17 @@ def login(email, password):
         return start_login_challenge(user)
     user.last_login_at = utcnow()
     db.session.commit()
+    audit.record("login_success", user=user)
     return {"access_token": issue_access_token(user), "token_type": "bearer", "mfa_enabled": False}
 
 
 def _record_failure(email):
+    audit.record("login_failed", email=email)
     failures = _failures(email)
     if failures.hit(LOCKOUT_SECONDS) >= LOCKOUT_FAILURES:
         failures.clear()
         _lock(email).hit(LOCKOUT_SECONDS)
+        audit.record("login_locked", email=email)
         raise _locked_error(LOCKOUT_SECONDS)
 
 
@@ -152,6 +157,7 @@ def request_password_reset(email):
         query = urlencode({"token": token, "email": user.email})
         send_template(user.email, "reset_password", lazy_gettext("Reset your Trazo password"),
                       link=f"{current_app.config['FRONTEND_URL']}/reset-password?{query}")
+        audit.record("password_reset_requested", user=user)
     return {"message": _("If the email exists, a reset link has been sent")}
 
 
@@ -165,6 +171,7 @@ def confirm_password_reset(email, token, new_password):
     set_password(user, new_password)
     db.session.commit()
     clear_lockout(email)
+    audit.record("password_reset_confirmed", user=user)
     return {"message": _("Password reset successfully")}
 
 
@@ -179,6 +186,7 @@ def change_password(user, current_password, new_password):
         raise BadRequest(_("Current password is incorrect"))
     set_password(user, new_password)
     db.session.commit()
+    audit.record("password_changed", user=user)
     return {"message": _("Password changed successfully"), "access_token": issue_access_token(user),
             "token_type": "bearer"}
 
@@ -186,13 +194,15 @@ def change_password(user, current_password, new_password):
 # -- profile ---------------------------------------------------------------------------
 
 def linked_providers(user):
-    """OAuth identities linked to the account (filled in by the OAuth area)."""
-    return []
+    """OAuth identities linked to the account."""
+    from ..oauth.accounts import linked_identities
+
+    return linked_identities(user)
 
 
 def subscription_summary(user):
-    """The active plan in the reference's shape (filled in by the billing area)."""
-    return None
+    """The active plan in the reference's shape: {plan: {name, price_usd, max_projects, max_diagrams}}."""
+    return plan_summary(user)
 
 
 def profile(user):
@@ -225,6 +235,8 @@ def delete_account(user, phrase, password):
             raise Forbidden(_("Password is incorrect"))
     if user.is_admin and admin_count()["count"] <= 1:
         raise Forbidden(_("Cannot delete the only administrator account."))
+    ensure_account_deletable(user)
     db.session.delete(user)
     db.session.commit()
+    audit.record("account_deleted", user=user)
     return {"message": _("Account deleted successfully")}

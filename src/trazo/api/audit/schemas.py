@@ -1,0 +1,29 @@
+"""Audit log schemas."""
+import marshmallow as ma
+
+from ...services.audit import EVENTS
+from ..common import BaseSchema, NormalizedEmail, PageQuerySchema, Timestamp
+
+
+class AuditQuerySchema(PageQuerySchema):
+    event = ma.fields.String(validate=ma.validate.OneOf(EVENTS))
+    user_id = ma.fields.String(validate=ma.validate.Length(max=36))
+    email = NormalizedEmail()
+
+
+class AuditEntrySchema(BaseSchema):
+    id = ma.fields.String(required=True)
+    event = ma.fields.String(required=True)
+    user_id = ma.fields.String(allow_none=True)
+    user_email = ma.fields.String(allow_none=True)
+    ip_address = ma.fields.String(allow_none=True)
+    details = ma.fields.Dict(allow_none=True)
+    created_at = Timestamp(required=True)
+
+
+class AuditPageSchema(BaseSchema):
+    items = ma.fields.List(ma.fields.Nested(AuditEntrySchema), required=True)
+    total = ma.fields.Integer(required=True)
+    page = ma.fields.Integer(required=True)
+    page_size = ma.fields.Integer(required=True)
+    total_pages = ma.fields.Integer(required=True)

@@ -1,0 +1,76 @@
+"""Choosing a plan: a gateway checkout for a paid plan, an immediate switch for a free one, and
+the gateway's billing portal for changing the payment method."""
+from flask import current_app
+from flask_babel import gettext as _
+from sqlalchemy import select
+
+from ...errors import BadRequest
+from ...extensions import db
+from ...models.base import utcnow
+from ...models.billing import ACTIVE, Subscription
+from .catalog_sync import sync_plan
+from .gateway import require_gateway
+from .plans import current_subscription, free_plan, plan_or_404
+from .subscriptions import end_subscription
+
+
+def _profile_url(extra=""):
+    return f"{current_app.config['FRONTEND_URL']}/profile?tab=subscription{extra}"
+
+
+def start_checkout(user, plan_id):
+    """A checkout session URL for a paid plan (nothing changes here until the gateway's webhook)."""
+    gateway = require_gateway()
+    plan = plan_or_404(plan_id)
+    if user.is_admin:
+        raise BadRequest(_("Administrators have no plan limits and need no subscription"))
+    if not plan.is_active:
+        raise BadRequest(_("This plan is no longer available"))
+    current = current_subscription(user.id)
+    if (current.plan_id if current is not None else free_plan().id) == plan.id:
+        raise BadRequest(_("You are already subscribed to this plan"))
+    if plan.base_amount == 0:
+        return _switch_to_free_plan(user, plan, current, gateway)
+    if current is not None and current.stripe_subscription_id and not current.cancel_at_period_end:
+        raise BadRequest(_("You already have a paid subscription. Cancel it before subscribing to another plan."))
+    if plan.gateway_price_id is None:
+        sync_plan(plan, gateway, prices_changed=True)
+    metadata = {"user_id": user.id, "plan_id": plan.id}
+    session = gateway.create_checkout_session(
+        plan.gateway_price_id, _customer_id(user.id, current), user.email, metadata,
+        success_url=_profile_url("&success=true&session_id={CHECKOUT_SESSION_ID}"), cancel_url=_profile_url())
+    db.session.commit()
+    return {"session_id": session["id"], "session_url": session["url"], "message": None}
+
+
+def _customer_id(user_id, current):
+    """Reuse the user's gateway customer, so invoices and payment methods stay in one place."""
+    if current is not None and current.stripe_customer_id:
+        return current.stripe_customer_id
+    return db.session.scalar(
+        select(Subscription.stripe_customer_id)
+        .where(Subscription.user_id == user_id, Subscription.stripe_customer_id.is_not(None))
+        .order_by(Subscription.created_at.desc()).limit(1))
+
+
+def _switch_to_free_plan(user, plan, current, gateway):
+    now = utcnow()
+    if current is not None:
+        end_subscription(current, gateway, now)
+        db.session.flush()
+    if not plan.is_free:
+        db.session.add(Subscription(user_id=user.id, plan_id=plan.id, status=ACTIVE, started_at=now))
+    db.session.commit()
+    return {"session_id": None, "session_url": None,
+            "message": _("Plan changed immediately to %(plan)s", plan=plan.name)}
+
+
+def payment_method_portal(user):
+    """A billing portal session where the user changes the card of the paid subscription."""
+    gateway = require_gateway()
+    subscription = current_subscription(user.id)
+    if subscription is None or not subscription.stripe_customer_id:
+        raise BadRequest(_("No payment method to update on free plan"))
+    session = gateway.create_portal_session(subscription.stripe_customer_id,
+                                            _profile_url("&payment_updated=true"))
+    return {"session_id": session["id"], "session_url": session["url"]}

@@ -1,0 +1,187 @@
+"""Administration of plans: create, edit, delete (or deactivate), and prices per currency.
+
+The gateway is synchronised before the local commit, so a gateway failure (502) changes nothing
+here; without payment credentials plans are kept locally and synchronised at their first checkout.
+"""
+from flask_babel import gettext as _
+from sqlalchemy import func, or_, select
+from sqlalchemy.exc import IntegrityError
+
+from ...errors import BadRequest, Conflict, NotFound
+from ...extensions import db
+from ...models.base import new_id, utcnow
+from ...models.billing import BASE_CURRENCY, FREE_PLAN_CODE, SUPPORTED_CURRENCIES, Plan, PlanPrice, Subscription
+from .catalog_sync import archive_plan, sync_plan
+from .gateway import optional_gateway
+from .money import to_minor
+from .plans import free_plan, plan_or_404, plan_view, subscriber_counts
+
+
+def _supported(currency):
+    if currency not in SUPPORTED_CURRENCIES:
+        raise BadRequest(_("Unsupported currency: %(currency)s. Supported currencies: %(supported)s",
+                           currency=currency.upper(), supported=", ".join(c.upper() for c in SUPPORTED_CURRENCIES)))
+
+
+def _ensure_unique(name, code, plan_id=None):
+    conditions = [or_(func.lower(Plan.name) == name.lower(), Plan.code == code)]
+    if plan_id is not None:
+        conditions.append(Plan.id != plan_id)
+    clash = db.session.scalar(select(Plan).where(*conditions).limit(1))
+    if clash is not None and clash.code == code:
+        raise BadRequest(_("Plan with code '%(code)s' already exists", code=code))
+    if clash is not None:
+        raise BadRequest(_("Plan with name '%(name)s' already exists", name=name))
+
+
+def _limit(value):
+    """-1 and null both mean unlimited; stored as null."""
+    return None if value is None or value < 0 else value
+
+
+def _other_amounts(prices):
+    """The non-USD prices of a request, in minor units (the USD price is price_usd)."""
+    amounts = {}
+    for currency, amount in (prices or {}).items():
+        currency = currency.lower()
+        if currency != BASE_CURRENCY:
+            _supported(currency)
+            amounts[currency] = to_minor(amount)
+    return amounts
+
+
+def _check_amounts(amounts):
+    if amounts.get(BASE_CURRENCY, 0) == 0 and len(amounts) > 1:
+        raise BadRequest(_("Set a USD price on the plan before adding other currencies"))
+
+
+def _set_amounts(plan, amounts):
+    existing = {price.currency: price for price in plan.prices}
+    for currency, price in existing.items():
+        if currency not in amounts:
+            plan.prices.remove(price)
+    for currency, amount in amounts.items():
+        if currency in existing:
+            existing[currency].amount_minor = amount
+        else:
+            plan.prices.append(PlanPrice(currency=currency, amount_minor=amount))
+
+
+def _commit():
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise Conflict(_("The plan was changed at the same time; try again")) from None
+
+
+def create_plan(data):
+    free_plan()
+    code, name = data["code"], data["name"].strip()
+    if code == FREE_PLAN_CODE:
+        raise BadRequest(_("The FREE code is reserved for the free plan"))
+    _ensure_unique(name, code)
+    amounts = {BASE_CURRENCY: to_minor(data["price_usd"]), **_other_amounts(data.get("prices"))}
+    _check_amounts(amounts)
+    plan = Plan(id=new_id(), code=code, name=name, description=data.get("description"),
+                max_projects=_limit(data.get("max_projects")), max_diagrams=_limit(data.get("max_diagrams")),
+                is_active=data.get("is_active", True))
+    _set_amounts(plan, amounts)
+    sync_plan(plan, optional_gateway(), prices_changed=True)
+    db.session.add(plan)
+    _commit()
+    return plan_view(plan, subscribers=0)
+
+
+def _check_free_plan_change(plan, data, amounts):
+    if not plan.is_free:
+        if data.get("code") == FREE_PLAN_CODE:
+            raise BadRequest(_("The FREE code is reserved for the free plan"))
+        return
+    if data.get("code", FREE_PLAN_CODE) != FREE_PLAN_CODE:
+        raise BadRequest(_("The code of the FREE plan cannot be changed"))
+    if data.get("is_active") is False:
+        raise BadRequest(_("The FREE plan cannot be deactivated"))
+    if any(amounts.values()):
+        raise BadRequest(_("The FREE plan must stay free"))
+
+
+def update_plan(plan_id, data):
+    plan = plan_or_404(plan_id)
+    amounts = dict(plan.amounts)
+    if "price_usd" in data:
+        amounts[BASE_CURRENCY] = to_minor(data["price_usd"])
+    if "prices" in data:
+        amounts = {BASE_CURRENCY: amounts.get(BASE_CURRENCY, 0), **_other_amounts(data["prices"])}
+    if "name" in data:
+        data["name"] = data["name"].strip()
+    _check_free_plan_change(plan, data, amounts)
+    _ensure_unique(data.get("name", plan.name), data.get("code", plan.code), plan.id)
+    _check_amounts(amounts)
+    subscribers = subscriber_counts().get(plan.id, 0)
+    if amounts.get(BASE_CURRENCY, 0) != plan.base_amount and subscribers:
+        raise BadRequest(_("Cannot change the price of a plan with active subscriptions"))
+    catalog_changed = any(field in data and data[field] != getattr(plan, field)
+                          for field in ("name", "description", "is_active"))
+    prices_changed = amounts != plan.amounts
+    for field in ("name", "code", "description", "is_active"):
+        if field in data:
+            setattr(plan, field, data[field])
+    for field in ("max_projects", "max_diagrams"):
+        if field in data:
+            setattr(plan, field, _limit(data[field]))
+    _set_amounts(plan, amounts)
+    if catalog_changed or prices_changed:
+        sync_plan(plan, optional_gateway(), prices_changed)
+    plan.updated_at = utcnow()
+    _commit()
+    return plan_view(plan, subscribers)
+
+
+def delete_plan(plan_id):
+    """Delete a plan nobody ever subscribed to; deactivate one with subscriptions (they keep it)."""
+    plan = plan_or_404(plan_id)
+    if plan.is_free:
+        raise BadRequest(_("The FREE plan cannot be deleted"))
+    referenced = db.session.scalar(select(func.count(Subscription.id)).where(Subscription.plan_id == plan.id))
+    archive_plan(plan, optional_gateway())
+    if referenced:
+        maintained = subscriber_counts().get(plan.id, 0)
+        plan.is_active = False
+        _commit()
+        return {"message": _("Plan deactivated successfully"), "plan_id": plan.id,
+                "active_subscriptions_maintained": maintained}
+    db.session.delete(plan)
+    _commit()
+    return {"message": _("Plan deleted successfully"), "plan_id": plan_id, "deleted": True}
+
+
+def _save_prices(plan, amounts):
+    _set_amounts(plan, amounts)
+    sync_plan(plan, optional_gateway(), prices_changed=True)
+    plan.updated_at = utcnow()
+    _commit()
+    return plan_view(plan, subscriber_counts().get(plan.id, 0))
+
+
+def add_price(plan_id, currency, amount):
+    plan = plan_or_404(plan_id)
+    currency = currency.lower()
+    _supported(currency)
+    if currency == BASE_CURRENCY:
+        raise BadRequest(_("The USD price is managed through the plan edit flow"))
+    if plan.base_amount == 0:
+        raise BadRequest(_("Set a USD price on the plan before adding other currencies"))
+    if currency in plan.amounts:
+        raise BadRequest(_("The plan already has a price in %(currency)s", currency=currency.upper()))
+    return _save_prices(plan, {**plan.amounts, currency: to_minor(amount)})
+
+
+def remove_price(plan_id, currency):
+    plan = plan_or_404(plan_id)
+    currency = currency.lower()
+    if currency == BASE_CURRENCY:
+        raise BadRequest(_("The USD price is managed through the plan edit flow"))
+    if currency not in plan.amounts:
+        raise NotFound(_("The plan has no price in %(currency)s", currency=currency.upper()))
+    return _save_prices(plan, {code: amount for code, amount in plan.amounts.items() if code != currency})

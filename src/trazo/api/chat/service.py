@@ -1,0 +1,132 @@
+"""Chat sessions and messages: ownership, listing, renaming, deletion, review status, usage stats."""
+from flask_babel import gettext as _
+from sqlalchemy import delete, func, select
+
+from ...errors import BadRequest, NotFound
+from ...extensions import db
+from ...models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession
+from ..projects.access import owned_diagram
+
+
+def owned_session(user, session_id):
+    """The caller's chat session `session_id`, or NotFound (another user's session included)."""
+    session = db.session.scalar(select(ChatSession).where(ChatSession.id == str(session_id),
+                                                          ChatSession.user_id == user.id))
+    if session is None:
+        raise NotFound(_("Chat session not found"))
+    return session
+
+
+def owned_message(user, session_id, message_id):
+    """A message of the caller's session `session_id`; a message of any other session is NotFound."""
+    session = owned_session(user, session_id)
+    message = db.session.scalar(select(ChatMessage).where(ChatMessage.id == str(message_id),
+                                                          ChatMessage.session_id == session.id))
+    if message is None:
+        raise NotFound(_("Message not found"))
+    return message
+
+
+def _message_counts(session_ids):
+    if not session_ids:
+        return {}
+    rows = db.session.execute(select(ChatMessage.session_id, func.count())
+                              .where(ChatMessage.session_id.in_(session_ids))
+                              .group_by(ChatMessage.session_id))
+    return dict(rows.all())
+
+
+def session_view(session, message_count=None):
+    if message_count is None:
+        message_count = _message_counts([session.id]).get(session.id, 0)
+    return {
+        "id": session.id, "diagram_id": session.diagram_id, "title": session.title or _("New session"),
+        "status": session.status, "parent_session_id": session.parent_session_id,
+        "last_provider": session.last_provider, "last_model": session.last_model,
+        "created_at": session.created_at, "updated_at": session.updated_at, "message_count": message_count,
+    }
+
+
+def list_sessions(user, diagram_id):
+    """The caller's sessions about one of their diagrams, most recently active first."""
+    diagram = owned_diagram(user, diagram_id)
+    sessions = db.session.scalars(select(ChatSession)
+                                  .where(ChatSession.user_id == user.id, ChatSession.diagram_id == diagram.id)
+                                  .order_by(ChatSession.updated_at.desc(), ChatSession.created_at.desc())).all()
+    counts = _message_counts([session.id for session in sessions])
+    return [session_view(session, counts.get(session.id, 0)) for session in sessions]
+
+
+def create_session(user, diagram_id, title=None):
+    diagram = owned_diagram(user, diagram_id)
+    session = ChatSession(user_id=user.id, diagram_id=diagram.id, title=(title or "").strip() or None)
+    db.session.add(session)
+    db.session.commit()
+    return session_view(session, 0)
+
+
+def session_messages(session):
+    return db.session.scalars(select(ChatMessage).where(ChatMessage.session_id == session.id)
+                              .order_by(ChatMessage.created_at, ChatMessage.id)).all()
+
+
+def session_detail(user, session_id):
+    """The session with every one of its messages, oldest first."""
+    session = owned_session(user, session_id)
+    messages = session_messages(session)
+    return {"session": session_view(session, len(messages)), "messages": messages}
+
+
+def rename_session(user, session_id, title):
+    session = owned_session(user, session_id)
+    session.title = title.strip()
+    db.session.commit()
+    return session_view(session)
+
+
+def choose_model(user, session_id, provider, model):
+    """Remember the provider and model the session's next messages use."""
+    session = owned_session(user, session_id)
+    session.last_provider = provider
+    session.last_model = model.strip()
+    db.session.commit()
+    return session_view(session)
+
+
+def delete_session(user, session_id):
+    session = owned_session(user, session_id)
+    deleted = db.session.execute(delete(ChatMessage).where(ChatMessage.session_id == session.id)).rowcount
+    db.session.delete(session)
+    db.session.commit()
+    return {"message": _("Session deleted"), "deleted_messages": deleted}
+
+
+def delete_message(user, session_id, message_id):
+    db.session.delete(owned_message(user, session_id, message_id))
+    db.session.commit()
+    return {"message": _("Message deleted")}
+
+
+def set_improvement_status(user, session_id, message_id, status):
+    """Record whether the user applied a proposed diagram; only a pending proposal can change."""
+    message = owned_message(user, session_id, message_id)
+    if not message.improved_code:
+        raise BadRequest(_("The message has no improved code"))
+    if message.improvement_status == "accepted":
+        raise BadRequest(_("The message was already accepted"))
+    if message.improvement_status == "rejected":
+        raise BadRequest(_("The message was already rejected"))
+    message.improvement_status = status
+    db.session.commit()
+    return message
+
+
+def provider_usage(user):
+    """How many replies each provider gave across all of the caller's sessions."""
+    rows = db.session.execute(select(ChatMessage.provider_used, func.count())
+                              .join(ChatSession, ChatSession.id == ChatMessage.session_id)
+                              .where(ChatSession.user_id == user.id, ChatMessage.role == ROLE_ASSISTANT,
+                                     ChatMessage.provider_used.is_not(None))
+                              .group_by(ChatMessage.provider_used)).all()
+    counts = {provider: count for provider, count in sorted(rows)}
+    return {"provider_counts": counts, "total_messages": sum(counts.values())}

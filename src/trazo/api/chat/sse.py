@@ -1,0 +1,99 @@
+"""Server-Sent Events: `data: <json>` events fed by a worker thread, with keep-alive comments in between.
+
+The reply is produced in a worker thread so the response can send a comment line whenever the
+provider is silent (slow first token, auto-fix retries). When the client goes away the WSGI
+server closes the response iterator; that cancels the worker, which stops the upstream call.
+"""
+import json
+import logging
+import queue
+import threading
+
+from flask import Response
+
+log = logging.getLogger(__name__)
+
+KEEP_ALIVE = ": keep-alive\n\n"
+TERMINAL_TYPES = ("done", "error")
+_FINISHED = object()
+
+
+def sse_event(payload):
+    """One event: a single `data:` line of compact UTF-8 JSON and a blank line."""
+    return f"data: {json.dumps(payload, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+
+class Channel:
+    """Events from the worker to the response, and cancellation from the response to the worker."""
+
+    def __init__(self):
+        self._events = queue.Queue()
+        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._upstream = None
+
+    def emit(self, payload):
+        self._events.put(payload)
+
+    def finish(self):
+        self._events.put(_FINISHED)
+
+    def next_event(self, timeout):
+        """The next event, None after `timeout` seconds of silence, or _FINISHED."""
+        try:
+            return self._events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    @property
+    def cancelled(self):
+        return self._cancelled.is_set()
+
+    def watch(self, upstream):
+        """Remember the open upstream call so a cancellation can close it; close it now if already cancelled."""
+        with self._lock:
+            self._upstream = upstream
+        if self.cancelled:
+            self._close_upstream()
+
+    def cancel(self):
+        self._cancelled.set()
+        self._close_upstream()
+
+    def _close_upstream(self):
+        with self._lock:
+            upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            try:
+                upstream.close()
+            except Exception:  # closing a half-read connection may raise; the call is abandoned either way
+                log.debug("closing the upstream stream failed", exc_info=True)
+
+
+def event_stream(channel, start_worker, keepalive_seconds):
+    """Yield the worker's events as SSE text, a keep-alive comment after each silent interval."""
+    start_worker()
+    try:
+        while True:
+            event = channel.next_event(keepalive_seconds)
+            if event is _FINISHED:
+                return
+            if event is None:
+                yield KEEP_ALIVE
+                continue
+            yield sse_event(event)
+            if event.get("type") in TERMINAL_TYPES:
+                return
+    finally:
+        channel.cancel()
+
+
+def sse_response(events):
+    return Response(events, mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def start_thread(target, *args):
+    thread = threading.Thread(target=target, args=args, daemon=True, name="chat-stream")
+    thread.start()
+    return thread

@@ -1,0 +1,59 @@
+"""Folders: one level inside a project; deleting one moves its diagrams to the root or deletes them."""
+from flask_babel import gettext as _
+from sqlalchemy import delete, select, update
+
+from ...extensions import db
+from ...models.base import utcnow
+from ...models.content import Diagram, Folder
+from ..projects.access import owned_folder, owned_project
+
+FOLDER_FIELDS = ("id", "name", "color", "project_id", "created_at", "updated_at")
+
+
+def folder_view(folder, diagrams):
+    return {**{name: getattr(folder, name) for name in FOLDER_FIELDS}, "diagrams": diagrams}
+
+
+def _in_folder(folder):
+    # The project condition keeps a diagram of another project that names this folder out.
+    return (Diagram.folder_id == folder.id) & (Diagram.project_id == folder.project_id)
+
+
+def create_folder(user, project_id, data):
+    project = owned_project(user, project_id)
+    folder = Folder(project_id=project.id, name=data["name"], color=data["color"])
+    db.session.add(folder)
+    db.session.commit()
+    return folder
+
+
+def folder_detail(user, folder_id):
+    folder = owned_folder(user, folder_id)
+    diagrams = db.session.scalars(select(Diagram).where(_in_folder(folder))
+                                  .order_by(Diagram.created_at, Diagram.title, Diagram.id)).all()
+    return folder_view(folder, diagrams)
+
+
+def update_folder(user, folder_id, data):
+    folder = owned_folder(user, folder_id)
+    for key, value in data.items():
+        setattr(folder, key, value)
+    if data:
+        folder.updated_at = utcnow()
+    db.session.commit()
+    return folder
+
+
+def delete_folder(user, folder_id, delete_diagrams):
+    """Delete the folder; its diagrams go to the project root, or are deleted when asked."""
+    folder = owned_folder(user, folder_id)
+    if delete_diagrams:
+        deleted = db.session.execute(delete(Diagram).where(_in_folder(folder))).rowcount
+    else:
+        deleted = 0
+        db.session.execute(update(Diagram).where(_in_folder(folder)).values(folder_id=None, updated_at=utcnow()))
+    db.session.execute(delete(Folder).where(Folder.id == folder.id))
+    db.session.commit()
+    if deleted:
+        return {"message": _("Folder and %(count)s diagram(s) deleted successfully", count=deleted)}
+    return {"message": _("Folder deleted successfully")}

@@ -1,0 +1,192 @@
+"""Integration vendors: stored encrypted, shown masked, merged on update, default only once tested.
+
+Other areas read the active configuration through `active_vendor_config(category)` (e-mail,
+payment) and `active_oauth_configs()`.
+"""
+from flask_babel import gettext as _
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from ...errors import BadRequest, Conflict, NotFound
+from ...extensions import db
+from ...models.base import utcnow
+from ...models.security import IntegrationVendor
+from ...services import audit, crypto
+from .catalogue import CATEGORIES, OAUTH, masked_config, merged_config, vendor_type
+from .checks import CheckFailed, run_check
+
+
+def _slot(vendor):
+    """What a default is the default of: the category, or for OAuth the category and the provider."""
+    return f"{OAUTH}:{vendor.vendor_type}" if vendor.category == OAUTH else vendor.category
+
+
+def _config(vendor):
+    return crypto.decrypt_json(vendor.encrypted_config)
+
+
+def describe(vendor):
+    is_default = vendor.default_slot is not None
+    return {
+        "id": vendor.id, "vendor_type": vendor.vendor_type, "category": vendor.category,
+        "display_name": vendor.display_name, "is_configured": True, "is_default": is_default,
+        "is_active_payment": is_default and vendor.category == "payment",
+        "is_active_oauth": is_default and vendor.category == OAUTH,
+        "connection_tested": vendor.connection_tested, "last_test_at": vendor.last_test_at,
+        "last_test_success": vendor.last_test_success, "config_fields": sorted(_config(vendor)),
+        "created_at": vendor.created_at, "updated_at": vendor.updated_at,
+    }
+
+
+def _get(vendor_id):
+    vendor = db.session.get(IntegrationVendor, vendor_id)
+    if vendor is None:
+        raise NotFound(_("Vendor configuration not found"))
+    return vendor
+
+
+def _audit(admin, event, vendor, **details):
+    audit.record(event, user=admin, details={"vendor_id": vendor.id, "vendor_type": vendor.vendor_type,
+                                             "category": vendor.category, **details})
+
+
+def list_vendors(category=None):
+    query = select(IntegrationVendor).order_by(IntegrationVendor.category, IntegrationVendor.created_at)
+    if category:
+        query = query.where(IntegrationVendor.category == category)
+    return [describe(vendor) for vendor in db.session.scalars(query)]
+
+
+def create_vendor(admin, data):
+    kind = vendor_type(data["vendor_type"], data["category"])
+    config = merged_config(kind, data["config"])
+    vendor = IntegrationVendor(vendor_type=kind.name, category=kind.category,
+                               display_name=data.get("display_name") or kind.label,
+                               encrypted_config=crypto.encrypt_json(config), created_by=admin.id)
+    db.session.add(vendor)
+    db.session.commit()
+    _audit(admin, "vendor_created", vendor)
+    return describe(vendor)
+
+
+def update_vendor(admin, vendor_id, data):
+    """Rename and/or change some settings (merged into the stored ones); new settings need a new test."""
+    vendor = _get(vendor_id)
+    changed = []
+    if data.get("display_name"):
+        vendor.display_name = data["display_name"]
+        changed.append("display_name")
+    if data.get("config") is not None:
+        current = _config(vendor)
+        config = merged_config(vendor_type(vendor.vendor_type), data["config"], current)
+        if config != current:
+            vendor.encrypted_config = crypto.encrypt_json(config)
+            vendor.connection_tested, vendor.last_test_success, vendor.last_test_at = False, None, None
+            changed.append("config")
+    vendor.updated_at = utcnow()
+    db.session.commit()
+    _audit(admin, "vendor_updated", vendor, changed=changed)
+    return describe(vendor)
+
+
+def delete_vendor(admin, vendor_id):
+    """Delete a vendor; when it was a default, the newest successfully tested one of its slot takes over."""
+    vendor = _get(vendor_id)
+    slot, described = vendor.default_slot, describe(vendor)
+    db.session.delete(vendor)
+    db.session.flush()
+    if slot is not None:
+        candidates = select(IntegrationVendor).where(IntegrationVendor.category == vendor.category,
+                                                     IntegrationVendor.last_test_success.is_(True))
+        if vendor.category == OAUTH:
+            candidates = candidates.where(IntegrationVendor.vendor_type == vendor.vendor_type)
+        successor = db.session.scalar(candidates.order_by(IntegrationVendor.last_test_at.desc()).limit(1))
+        if successor is not None:
+            successor.default_slot = slot
+    db.session.commit()
+    audit.record("vendor_deleted", user=admin, details={"vendor_id": described["id"],
+                                                        "vendor_type": described["vendor_type"],
+                                                        "category": described["category"]})
+    return {"message": _("Vendor deleted successfully")}
+
+
+def masked_vendor_config(vendor_id):
+    vendor = _get(vendor_id)
+    return {"vendor_id": vendor.id, "config": masked_config(vendor_type(vendor.vendor_type), _config(vendor))}
+
+
+def test_vendor(admin, vendor_id):
+    """Run the vendor's connection check and remember the outcome."""
+    vendor = _get(vendor_id)
+    label = vendor_type(vendor.vendor_type).label
+    try:
+        run_check(vendor.vendor_type, _config(vendor))
+        success, detail = True, None
+    except CheckFailed as exc:
+        success, detail = False, str(exc)
+    vendor.connection_tested, vendor.last_test_success, vendor.last_test_at = True, success, utcnow()
+    db.session.commit()
+    _audit(admin, "vendor_tested", vendor, success=success)
+    if success:
+        return {"success": True, "message": _("Connection to %(vendor)s successful", vendor=label),
+                "error_detail": None}
+    return {"success": False, "message": _("Connection test failed for %(vendor)s", vendor=label),
+            "error_detail": detail}
+
+
+def set_default(admin, vendor_id):
+    """Make a successfully tested vendor the one its category (OAuth: its provider) uses."""
+    vendor = _get(vendor_id)
+    if not (vendor.connection_tested and vendor.last_test_success):
+        raise BadRequest(_("The vendor must be tested successfully first"))
+    slot = _slot(vendor)
+    db.session.execute(update(IntegrationVendor).where(IntegrationVendor.default_slot == slot,
+                                                       IntegrationVendor.id != vendor.id)
+                       .values(default_slot=None).execution_options(synchronize_session="fetch"))
+    vendor.default_slot = slot
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise Conflict(_("Another default was set at the same time. Please try again.")) from None
+    _audit(admin, "vendor_default_set", vendor)
+    return describe(vendor)
+
+
+def integration_status():
+    vendors = db.session.scalars(select(IntegrationVendor)).all()
+
+    def summary(category):
+        mine = [vendor for vendor in vendors if vendor.category == category]
+        default = next((vendor for vendor in mine if vendor.default_slot), None)
+        return mine, default
+
+    email, email_default = summary("email")
+    payment, payment_default = summary("payment")
+    oauth, _default = summary(OAUTH)
+    return {
+        "email": {"configured_count": len(email), "has_default": email_default is not None,
+                  "default_vendor": email_default.display_name if email_default else None},
+        "payment": {"configured_count": len(payment), "has_active": payment_default is not None,
+                    "active_vendor": payment_default.display_name if payment_default else None},
+        "oauth": {"configured_count": len(oauth),
+                  "active_providers": sorted(vendor.vendor_type for vendor in oauth if vendor.default_slot)},
+    }
+
+
+def active_vendor_config(category):
+    """(vendor_type, config dict) of the default vendor of `category` ("email" or "payment"), or None.
+
+    Stable interface: the billing area reads Stripe's secret_key, publishable_key and webhook_secret here.
+    """
+    if category not in CATEGORIES:
+        return None
+    vendor = db.session.scalar(select(IntegrationVendor).where(IntegrationVendor.default_slot == category))
+    return (vendor.vendor_type, _config(vendor)) if vendor is not None else None
+
+
+def active_oauth_configs():
+    """{provider: config} of the active OAuth vendors."""
+    vendors = db.session.scalars(select(IntegrationVendor).where(IntegrationVendor.category == OAUTH,
+                                                                 IntegrationVendor.default_slot.is_not(None)))
+    return {vendor.vendor_type: _config(vendor) for vendor in vendors}

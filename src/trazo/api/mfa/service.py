@@ -1,0 +1,156 @@
+"""MFA settings of the signed-in user: status, turning factors on and off, recovery codes."""
+from flask_babel import gettext as _
+
+from ...errors import BadRequest, Forbidden, TooManyRequests
+from ...extensions import db
+from ...ratelimit import Counter
+from ...services import audit, passwords
+from . import factors
+from .factors import EMAIL, TOTP
+from .mail import ACTIVATION, send_code, send_disabled_notice, send_enabled_notice, throttle
+
+REAUTH_FAILURES = 5
+REAUTH_LOCK_SECONDS = 15 * 60
+ACTIVATION_COOLDOWN_SECONDS = 60
+ACTIVATION_WRONG_CODES = 5
+
+
+def status(user):
+    return {"enabled": user.mfa_enabled, "methods": list(user.mfa_methods),
+            "default_method": user.mfa_default_method,
+            "recovery_codes_remaining": factors.unused_recovery_codes(user)}
+
+
+def _activate(user, method, set_as_default):
+    """Add `method`; recovery codes are made when the user has no unused ones. Commits."""
+    methods = [m for m in factors.METHODS if m in user.mfa_methods or m == method]
+    user.mfa_methods = methods
+    user.mfa_enabled = True
+    if set_as_default or user.mfa_default_method not in methods:
+        user.mfa_default_method = method
+    codes = factors.new_recovery_codes(user) if factors.unused_recovery_codes(user) == 0 else None
+    db.session.commit()
+    audit.record("mfa_enabled", user=user, details={"method": method})
+    send_enabled_notice(user, method)
+    return codes
+
+
+def _activation_result(message, codes):
+    return {"message": message, "codes": codes}
+
+
+# -- TOTP ------------------------------------------------------------------------------
+
+def setup_totp(user):
+    """A pending secret and its QR code; the active secret changes only when enable-totp confirms."""
+    result = factors.start_totp_setup(user)
+    db.session.commit()
+    return result
+
+
+def enable_totp(user, code, set_as_default=True):
+    if not factors.has_pending_totp(user):
+        raise BadRequest(_("Run /mfa/setup-totp first to create the TOTP secret"))
+    if not factors.confirm_pending_totp(user, code):
+        raise BadRequest(_("Invalid TOTP code"))
+    codes = _activate(user, TOTP, set_as_default)
+    return _activation_result(_("TOTP MFA enabled successfully"), codes)
+
+
+# -- e-mail ----------------------------------------------------------------------------
+
+def _activation_wrong_codes(user):
+    return Counter("mfa-activation-wrong-codes", user.id)
+
+
+def enable_email(user):
+    """E-mail an activation code (one per minute)."""
+    if EMAIL in user.mfa_methods:
+        raise BadRequest(_("E-mail MFA is already enabled"))
+    throttle("mfa-activation-cooldown", user.id, ACTIVATION_COOLDOWN_SECONDS)
+    code = factors.issue_email_code(user, ACTIVATION)
+    db.session.commit()
+    _activation_wrong_codes(user).clear()
+    send_code(user, code, ACTIVATION)
+    return {"message": _("Verification code sent to your e-mail")}
+
+
+def verify_email_activation(user, code, set_as_default=True):
+    state = factors.email_code_state(user, ACTIVATION)
+    if state == "missing":
+        raise BadRequest(_("No pending verification code. Ask for a new one."))
+    if state == "expired":
+        raise BadRequest(_("The verification code has expired. Ask for a new one."))
+    if not factors.consume_email_code(user, ACTIVATION, code):
+        db.session.rollback()
+        if _activation_wrong_codes(user).hit(factors.EMAIL_CODE_MINUTES * 60) >= ACTIVATION_WRONG_CODES:
+            factors.discard_email_code(user)
+            db.session.commit()
+            _activation_wrong_codes(user).clear()
+        raise BadRequest(_("Invalid verification code"))
+    codes = _activate(user, EMAIL, set_as_default)
+    return _activation_result(_("E-mail MFA enabled successfully"), codes)
+
+
+# -- changes that need the user's identity again ---------------------------------------
+
+def confirm_identity(user, password=None, code=None):
+    """The password again, or for accounts without one (OAuth only) a current TOTP or recovery code."""
+    failures = Counter("mfa-reauth-failures", user.id)
+    if failures.value() >= REAUTH_FAILURES:
+        raise TooManyRequests(failures.seconds_left())
+    if user.has_usable_password:
+        if not password:
+            raise BadRequest(_("Password is required"))
+        confirmed = passwords.verify_password(user.password_hash, password)
+        refusal = Forbidden(_("Password is incorrect"))
+    else:
+        if not code:
+            raise BadRequest(_("A current MFA code is required"))
+        confirmed = ((TOTP in user.mfa_methods and factors.verify_totp(user, "".join(code.split())))
+                     or factors.consume_recovery_code(user, code))
+        refusal = Forbidden(_("Invalid MFA code"))
+    if not confirmed:
+        failures.hit(REAUTH_LOCK_SECONDS)
+        raise refusal
+    failures.clear()
+
+
+def disable(user, method, password=None, code=None):
+    if method not in user.mfa_methods:
+        raise BadRequest(_("The requested MFA method is not active"))
+    confirm_identity(user, password, code)
+    factors.forget_method(user, method)
+    remaining = [m for m in user.mfa_methods if m != method]
+    user.mfa_methods = remaining
+    if remaining:
+        if user.mfa_default_method not in remaining:
+            user.mfa_default_method = remaining[0]
+    else:
+        user.mfa_enabled = False
+        user.mfa_default_method = None
+        factors.forget_everything(user)
+    db.session.commit()
+    audit.record("mfa_disabled", user=user, details={"method": method})
+    send_disabled_notice(user, method)
+    return {"message": _("MFA method '%(method)s' disabled successfully", method=method)}
+
+
+def regenerate_recovery_codes(user, password=None, code=None):
+    if not user.mfa_enabled:
+        raise BadRequest(_("MFA is not enabled"))
+    confirm_identity(user, password, code)
+    codes = factors.new_recovery_codes(user)
+    db.session.commit()
+    audit.record("mfa_recovery_codes_regenerated", user=user)
+    return {"codes": codes}
+
+
+def set_default_method(user, method):
+    if not user.mfa_enabled:
+        raise BadRequest(_("MFA is not enabled"))
+    if method not in user.mfa_methods:
+        raise BadRequest(_("The requested MFA method is not active"))
+    user.mfa_default_method = method
+    db.session.commit()
+    return {"message": _("Default MFA method changed to '%(method)s'", method=method)}

@@ -1,0 +1,32 @@
+"""OAuth schemas, one per direction."""
+import marshmallow as ma
+
+from ..common import BaseSchema
+from .providers import SUPPORTED
+
+
+class ProviderSchema(BaseSchema):
+    provider = ma.fields.String(required=True)
+    display_name = ma.fields.String()
+    authorization_url = ma.fields.String(metadata={"description": "The route that answers the provider URL"})
+
+
+class AuthorizationSchema(BaseSchema):
+    authorization_url = ma.fields.String(required=True)
+    state = ma.fields.String(required=True)
+
+
+class CallbackSchema(BaseSchema):
+    code = ma.fields.String(required=True, validate=ma.validate.Length(min=1, max=2048))
+    state = ma.fields.String(required=True, validate=ma.validate.Length(min=1, max=128))
+    provider = ma.fields.String(required=True, validate=ma.validate.OneOf(SUPPORTED))
+
+
+class CallbackResultSchema(BaseSchema):
+    access_token = ma.fields.String()
+    token_type = ma.fields.String()
+    mfa_enabled = ma.fields.Boolean()
+    mfa_required = ma.fields.Boolean()
+    mfa_token = ma.fields.String()
+    mfa_default_method = ma.fields.String(allow_none=True)
+    available_methods = ma.fields.List(ma.fields.String())

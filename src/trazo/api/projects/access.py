@@ -1,0 +1,34 @@
+"""Ownership checks: a project, folder or diagram of the caller, or a 404 (never 403, no existence leak)."""
+from flask_babel import gettext as _
+from sqlalchemy import select
+
+from ...errors import NotFound
+from ...extensions import db
+from ...models.content import Diagram, Folder, Project
+
+
+def _owned(statement, message):
+    found = db.session.scalar(statement)
+    if found is None:
+        raise NotFound(message)
+    return found
+
+
+def owned_project(user, project_id):
+    """The caller's project `project_id`, or NotFound."""
+    return _owned(select(Project).where(Project.id == str(project_id), Project.user_id == user.id),
+                  _("Project not found"))
+
+
+def owned_folder(user, folder_id):
+    """The caller's folder `folder_id`, or NotFound."""
+    return _owned(select(Folder).join(Project, Project.id == Folder.project_id)
+                  .where(Folder.id == str(folder_id), Project.user_id == user.id),
+                  _("Folder not found"))
+
+
+def owned_diagram(user, diagram_id):
+    """The caller's diagram `diagram_id`, or NotFound."""
+    return _owned(select(Diagram).join(Project, Project.id == Diagram.project_id)
+                  .where(Diagram.id == str(diagram_id), Project.user_id == user.id),
+                  _("Diagram not found"))

@@ -1,0 +1,109 @@
+"""The Markdown export, in an `ai` variant (context for a language model) and a `standard` one."""
+import json
+import re
+
+from flask_babel import gettext as _
+
+from ...errors import N_
+from ..diagrams.types import FENCE_LANGUAGES, FREEHAND, RENDERABLE_TYPES
+
+TYPE_LABELS = {"mermaid": "Mermaid", "flowchart": "Mermaid", "plantuml": "PlantUML", "c4plantuml": "C4-PlantUML",
+               "d2": "D2", "dbml": "DBML", "graphviz": "Graphviz", FREEHAND: N_("Freehand sketch")}
+
+
+def type_label(diagram_type):
+    label = TYPE_LABELS.get(diagram_type)
+    return _(label) if label else diagram_type
+
+
+def _fence(code, language):
+    """A code fence longer than any backtick run inside the code, so the block cannot end early."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{language}\n{code.rstrip(chr(10))}\n{ticks}"
+
+
+def sketch_texts(content):
+    """The texts written on a freehand sketch (labels and text elements)."""
+    try:
+        elements = json.loads(content).get("elements")
+    except (ValueError, AttributeError, RecursionError):
+        return []
+    if not isinstance(elements, list):
+        return []
+    return [element["text"].strip() for element in elements
+            if isinstance(element, dict) and isinstance(element.get("text"), str) and element["text"].strip()]
+
+
+def _diagram_section(diagram, snapshot, ai):
+    lines = [f"### {diagram.title}", ""]
+    if ai:
+        lines += [_("Type: %(type)s · Path: `%(path)s` · Updated: %(date)s", type=type_label(diagram.diagram_type),
+                    path=diagram.path, date=f"{diagram.updated_at:%Y-%m-%d}"), ""]
+    if snapshot.with_descriptions and diagram.description.strip():
+        lines += ["**" + _("Description") + "**", "", diagram.description.strip(), ""]
+    if diagram.diagram_type == FREEHAND:
+        texts = sketch_texts(diagram.content)
+        lines += [f"- {text}" for text in (texts or [_("(no text)")])]
+    else:
+        language = FENCE_LANGUAGES.get(diagram.diagram_type)
+        if language is None:
+            language = diagram.diagram_type if diagram.diagram_type in RENDERABLE_TYPES else "text"
+        lines.append(_fence(diagram.content, language))
+    return lines + [""]
+
+
+def _preamble(snapshot):
+    lines = ["> " + _("Exported on %(date)s UTC.", date=f"{snapshot.exported_at:%Y-%m-%d %H:%M}")]
+    if snapshot.scope_folder:
+        lines.append("> " + _("Folder of the project %(project)s.", project=snapshot.project["name"]))
+    lines += [
+        "> " + _("%(folders)s folder(s), %(diagrams)s diagram(s).", folders=len(snapshot.folders),
+                 diagrams=len(snapshot.diagrams)),
+        ">",
+        "> " + _("This document holds the diagrams of a project as source code. Each third-level heading is "
+                 "one diagram and each second-level heading a folder. The tag of every code block names the "
+                 "diagram language (mermaid, plantuml, d2, dbml); freehand sketches have no source, only the "
+                 "texts written on them as a list."),
+        "",
+    ]
+    return lines
+
+
+def markdown_document(snapshot, variant):
+    """The whole Markdown export as one string."""
+    ai = variant == "ai"
+    heading = (_("Folder: %(name)s", name=snapshot.scope_folder.name) if snapshot.scope_folder
+               else _("Project: %(name)s", name=snapshot.project["name"]))
+    lines = [f"# {heading}", ""]
+    if ai:
+        lines += _preamble(snapshot)
+        if snapshot.project.get("description") and not snapshot.scope_folder:
+            lines += [_("Project description: %(text)s", text=snapshot.project["description"]), ""]
+        lines += ["## " + _("Index"), ""]
+        lines += [f"- {d.title} ({type_label(d.diagram_type)}) `{d.path}`" for d in snapshot.diagrams] or ["-"]
+        lines.append("")
+    by_folder = {}
+    for diagram in snapshot.diagrams:
+        by_folder.setdefault(diagram.folder_id, []).append(diagram)
+    if by_folder.get(None):
+        if snapshot.folders:
+            lines += ["## " + _("Root"), ""]
+        for diagram in by_folder[None]:
+            lines += _diagram_section(diagram, snapshot, ai)
+    for folder in snapshot.folders:
+        lines += ["## " + _("Folder: %(name)s", name=folder.name), ""]
+        diagrams = by_folder.get(folder.id, [])
+        if not diagrams:
+            lines += ["_" + _("This folder is empty.") + "_", ""]
+        for diagram in diagrams:
+            lines += _diagram_section(diagram, snapshot, ai)
+    body = "\n".join(lines).rstrip("\n") + "\n"
+    if ai:
+        body += "\n---\n\n" + _("%(bytes)s bytes, about %(tokens)s tokens.", bytes=len(body.encode()),
+                                tokens=estimated_tokens(body)) + "\n"
+    return body
+
+
+def estimated_tokens(text):
+    return max(1, len(text) // 4)

@@ -1,0 +1,51 @@
+"""Fields shared by the content schemas (projects, folders, diagrams)."""
+import re
+
+import marshmallow as ma
+from flask_babel import gettext as _
+from marshmallow import ValidationError
+
+from ..diagrams.types import DIAGRAM_TYPES
+
+NAME_MAX = 100
+DESCRIPTION_MAX = 50_000
+HEX_COLOR = re.compile(r"^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
+
+
+class Name(ma.fields.String):
+    """A trimmed, non-blank name of 1 to `max_length` characters."""
+
+    def __init__(self, max_length=NAME_MAX, **kwargs):
+        super().__init__(validate=ma.validate.Length(min=1, max=max_length), **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        if not text:
+            raise ValidationError(_("Must not be blank."))
+        return text
+
+
+def _known_diagram_type(value):
+    if value not in DIAGRAM_TYPES:
+        raise ValidationError(_("Unknown diagram type. Supported types: %(types)s.",
+                                types=", ".join(sorted(DIAGRAM_TYPES))))
+
+
+class DiagramType(ma.fields.String):
+    """One of the known diagram types, compared case-insensitively."""
+
+    def __init__(self, **kwargs):
+        super().__init__(validate=_known_diagram_type, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        return super()._deserialize(value, attr, data, **kwargs).strip().lower()
+
+
+def _hex_color(value):
+    if not HEX_COLOR.match(value):
+        raise ValidationError(_("Must be a hexadecimal color such as #3B82F6."))
+
+
+class HexColor(ma.fields.String):
+    def __init__(self, **kwargs):
+        super().__init__(validate=_hex_color, **kwargs)

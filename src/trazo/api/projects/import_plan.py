@@ -1,0 +1,184 @@
+"""What an upload would create: folders and diagrams, plus what is skipped and why."""
+from dataclasses import dataclass, field
+
+from ..diagrams.types import DIAGRAM_TYPES, FREEHAND
+from .export_layout import MANIFEST, README
+from .export_zip import FORMAT
+from .fields import HEX_COLOR, NAME_MAX
+from .import_files import is_zip, max_file_bytes, read_archive
+from .import_parse import (
+    EXTENSION_TYPES,
+    MARKDOWN_EXTENSIONS,
+    PlannedDiagram,
+    decode,
+    detect_type,
+    normalize_newlines,
+    parse_file,
+    split_extension,
+    title_from_name,
+)
+from .import_sketch import NotImportable, is_sketch, load_json
+
+
+@dataclass
+class PlannedFolder:
+    name: str
+    color: str | None = None
+
+
+@dataclass
+class ImportPlan:
+    folders: dict = field(default_factory=dict)  # lower-cased name -> PlannedFolder, in upload order
+    diagrams: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)  # {"source", "reason"}
+
+    def folder_key(self, name, color=None):
+        """The plan folder named `name` (case-insensitively), created on first use."""
+        key = name.lower()
+        folder = self.folders.setdefault(key, PlannedFolder(name, color))
+        folder.color = folder.color or color
+        return key
+
+    def skip(self, source, reason):
+        self.skipped.append({"source": source, "reason": reason})
+
+    def flatten(self):
+        """Everything into the destination root (an import into one folder)."""
+        self.folders = {}
+        for diagram in self.diagrams:
+            diagram.folder = None
+
+
+def _clean_name(value, fallback):
+    text = value.strip()[:NAME_MAX].strip() if isinstance(value, str) else ""
+    return text or fallback
+
+
+def _color(value):
+    return value if isinstance(value, str) and HEX_COLOR.match(value) else None
+
+
+def _unwrap(files):
+    """Our exports hold everything in one directory next to the manifest: drop that level."""
+    tops = {path.split("/", 1)[0] for path in files}
+    if len(tops) == 1 and all("/" in path for path in files):
+        top = tops.pop()
+        if f"{top}/{MANIFEST}" in files:
+            return {path.split("/", 1)[1]: data for path, data in files.items()}
+    return files
+
+
+def _manifest(files):
+    if MANIFEST not in files:
+        return None
+    try:
+        data = load_json(decode(files[MANIFEST])[0])
+    except NotImportable:
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def _description_text(data, title):
+    text = normalize_newlines(decode(data)[0])
+    heading = f"# {title}\n\n"
+    if text.startswith(heading):
+        return text[len(heading):]
+    lines = text.strip().split("\n")
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    return "\n".join(lines).strip()
+
+
+def _from_manifest(plan, files, manifest):
+    """Diagrams the manifest lists, restored exactly: title, type, source, description and folder."""
+    folders = {}
+    for entry in manifest.get("folders") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+            name = _clean_name(entry.get("name"), _clean_name(entry["path"], "Folder"))
+            folders[entry["path"]] = plan.folder_key(name, _color(entry.get("color")))
+    used = {MANIFEST, README}
+    for entry in manifest.get("diagrams") or []:
+        path = entry.get("path") if isinstance(entry, dict) else None
+        if not isinstance(path, str) or path not in files or path in used:
+            continue
+        used.add(path)
+        text, replaced = decode(files[path])
+        diagram_type = entry.get("type") if entry.get("type") in DIAGRAM_TYPES else None
+        diagram_type = diagram_type or EXTENSION_TYPES.get(split_extension(path)[1]) or detect_type(text)
+        if diagram_type not in DIAGRAM_TYPES:
+            plan.skip(path, "unsupported_type")
+            continue
+        if diagram_type == FREEHAND:
+            try:
+                if not is_sketch(load_json(text)):
+                    raise NotImportable("not_a_sketch")
+            except NotImportable as exc:
+                plan.skip(path, str(exc))
+                continue
+        title = _clean_name(entry.get("title"), title_from_name(path))
+        diagram = PlannedDiagram(title, diagram_type, text, source=path, restored=True,
+                                 warnings=["replaced_characters"] if replaced else [])
+        description_path = entry.get("description_path")
+        if isinstance(description_path, str) and description_path in files and description_path not in used:
+            used.add(description_path)
+            diagram.description = _description_text(files[description_path], entry.get("title"))
+        folder_path = entry.get("folder")
+        if isinstance(folder_path, str):
+            diagram.folder = folders.get(folder_path) or plan.folder_key(_clean_name(folder_path, "Folder"))
+        plan.diagrams.append(diagram)
+    return used
+
+
+def _description_siblings(paths):
+    """`X.md` next to `X.<diagram extension>` describes X."""
+    bases = {split_extension(path)[0] for path in paths if split_extension(path)[1] in EXTENSION_TYPES}
+    return {split_extension(path)[0]: path for path in paths
+            if split_extension(path)[1] in MARKDOWN_EXTENSIONS and split_extension(path)[0] in bases}
+
+
+def _from_files(plan, files, used):
+    """Any other archive entry: folders from the first path level, deeper levels flattened into it."""
+    remaining = [path for path in files if path not in used]
+    descriptions = _description_siblings(remaining)
+    description_paths = set(descriptions.values())
+    for path in remaining:
+        if path in description_paths:
+            continue
+        parts = path.split("/")
+        diagram, reason = parse_file(parts[-1], files[path], max_file_bytes())
+        if diagram is None:
+            plan.skip(path, reason)
+            continue
+        diagram.source = path
+        sibling = descriptions.get(split_extension(path)[0])
+        if sibling and not diagram.description:
+            diagram.description = _description_text(files[sibling], diagram.title)
+        if len(parts) > 1:
+            diagram.folder = plan.folder_key(_clean_name(parts[0], "Folder"))
+        plan.diagrams.append(diagram)
+
+
+def _add_archive(plan, upload):
+    content = read_archive(upload)
+    for path, reason in content.skipped:
+        plan.skip(path, reason)
+    files = _unwrap(content.files)
+    manifest = _manifest(files)
+    used = _from_manifest(plan, files, manifest) if manifest else {MANIFEST, README}
+    _from_files(plan, files, used)
+
+
+def build_plan(uploads):
+    """The plan for every file of one request."""
+    plan = ImportPlan()
+    for upload in uploads:
+        if is_zip(upload.name, upload.data):
+            _add_archive(plan, upload)
+            continue
+        diagram, reason = parse_file(upload.name, upload.data, max_file_bytes())
+        if diagram is None:
+            plan.skip(upload.name, reason)
+        else:
+            diagram.source = upload.name
+            plan.diagrams.append(diagram)
+    return plan

@@ -1,0 +1,85 @@
+"""Projects: list with diagram counts, the project tree, create, update, delete."""
+from flask_babel import gettext as _
+from sqlalchemy import delete, func, select
+
+from ...extensions import db
+from ...models.base import utcnow
+from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Folder, Project
+from ..billing.limits import ensure_within_plan
+from ..folders.service import folder_view
+from .access import owned_project
+
+
+def project_view(project, type_counts):
+    """A project as the API shows it, with its diagram counts per type."""
+    return {"id": project.id, "name": project.name, "description": project.description, "emoji": project.emoji,
+            "user_id": project.user_id, "diagram_count": sum(type_counts.values()),
+            "diagram_type_counts": type_counts, "created_at": project.created_at,
+            "updated_at": project.updated_at}
+
+
+def _counted_projects(user, project_id=None):
+    """Projects with their per-type diagram counts, in one grouped query."""
+    statement = (select(Project, Diagram.diagram_type, func.count(Diagram.id))
+                 .outerjoin(Diagram, Diagram.project_id == Project.id)
+                 .where(Project.user_id == user.id)
+                 .group_by(Project.id, Diagram.diagram_type)
+                 .order_by(Project.created_at, Project.id))
+    if project_id is not None:
+        statement = statement.where(Project.id == project_id)
+    projects, counts = {}, {}
+    for project, diagram_type, count in db.session.execute(statement):
+        projects.setdefault(project.id, project)
+        type_counts = counts.setdefault(project.id, {})
+        if diagram_type is not None:
+            type_counts[diagram_type] = count
+    return [project_view(project, counts[project_id]) for project_id, project in projects.items()]
+
+
+def list_projects(user):
+    return _counted_projects(user)
+
+
+def create_project(user, data):
+    project = Project(user_id=user.id, name=data["name"], description=data.get("description"),
+                      emoji=data.get("emoji") or DEFAULT_PROJECT_EMOJI)
+    ensure_within_plan(user, "projects", adding=1)
+    db.session.add(project)
+    db.session.commit()
+    return project_view(project, {})
+
+
+def project_tree(user, project_id):
+    """The project with its folders (each with its diagrams) and its root diagrams."""
+    project = owned_project(user, project_id)
+    folders = db.session.scalars(select(Folder).where(Folder.project_id == project.id)
+                                 .order_by(func.lower(Folder.name), Folder.id)).all()
+    diagrams = db.session.scalars(select(Diagram).where(Diagram.project_id == project.id)
+                                  .order_by(Diagram.created_at, Diagram.title, Diagram.id)).all()
+    by_folder = {folder.id: [] for folder in folders}
+    root, type_counts = [], {}
+    for diagram in diagrams:
+        by_folder.get(diagram.folder_id, root).append(diagram)
+        type_counts[diagram.diagram_type] = type_counts.get(diagram.diagram_type, 0) + 1
+    return {**project_view(project, type_counts), "diagrams": root,
+            "folders": [folder_view(folder, by_folder[folder.id]) for folder in folders]}
+
+
+def update_project(user, project_id, data):
+    project = owned_project(user, project_id)
+    if "emoji" in data and not data["emoji"]:
+        data["emoji"] = DEFAULT_PROJECT_EMOJI
+    for key, value in data.items():
+        setattr(project, key, value)
+    if data:
+        project.updated_at = utcnow()
+    db.session.commit()
+    return _counted_projects(user, project.id)[0]
+
+
+def delete_project(user, project_id):
+    """Delete the project; folders, diagrams and what hangs off them go with it (database cascades)."""
+    project = owned_project(user, project_id)
+    db.session.execute(delete(Project).where(Project.id == project.id))
+    db.session.commit()
+    return {"message": _("Project deleted successfully")}

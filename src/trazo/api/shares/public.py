@@ -1,0 +1,107 @@
+"""Public access to a shared diagram by token: info, the diagram, and the access-code check."""
+import math
+
+from flask_babel import gettext as _
+from sqlalchemy import select
+
+from ...errors import AppError, Forbidden, NotFound, TooManyRequests
+from ...extensions import db
+from ...models import User
+from ...models.content import Diagram
+from ...models.sharing import SharedLink
+from ...ratelimit import Counter
+from ...services.passwords import verify_password
+from . import access_log
+from .share_tokens import ACCESS_TOKEN_SECONDS, access_token_grants, issue_access_token
+
+MAX_CODE_FAILURES = 5
+CODE_FAILURE_WINDOW_SECONDS = 15 * 60
+MAX_TOKEN_CHARS = 64
+
+
+class Gone(AppError):
+    status = 410
+
+
+def _active_link(token):
+    if not token or len(token) > MAX_TOKEN_CHARS:
+        return None
+    return db.session.scalar(select(SharedLink).where(SharedLink.token == token, SharedLink.is_active))
+
+
+def _visitable_link(token):
+    """The active, unexpired link of `token`; every refusal is logged."""
+    link = _active_link(token)
+    if link is None:
+        access_log.record(None, "not_found")
+        raise NotFound(_("Shared link not found"))
+    if link.is_expired():
+        access_log.record(link, "expired")
+        raise Gone(_("This link has expired"))
+    return link
+
+
+def _owner_name(user_id):
+    owner = db.session.get(User, user_id)
+    if owner is None:
+        return None
+    return owner.full_name or owner.email.split("@", 1)[0]
+
+
+def _shared_diagram(link):
+    diagram = db.session.get(Diagram, link.diagram_id)
+    return {
+        "title": diagram.title, "description": diagram.description or None,
+        "content": diagram.content if link.allow_copy_code else None,
+        "diagram_type": diagram.diagram_type,
+        # The viewer draws from the source, so it always travels; allow_copy_code governs `content`,
+        # the field the viewer offers for copying.
+        "rendered_content": diagram.content,
+        "config": diagram.config or {}, "allow_copy_code": link.allow_copy_code,
+        "owner_name": _owner_name(link.user_id),
+    }
+
+
+def link_info(token):
+    """Whether the link needs a code, whether it expired, and the diagram's title."""
+    link = _active_link(token)
+    if link is None:
+        raise NotFound(_("Shared link not found"))
+    return {"requires_code": link.is_protected, "is_expired": link.is_expired(),
+            "diagram_title": db.session.get(Diagram, link.diagram_id).title}
+
+
+def shared_diagram(token, access_token=None):
+    """The diagram; a protected link also wants the access token its verify call handed out."""
+    link = _visitable_link(token)
+    if link.is_protected and not access_token_grants(link, access_token):
+        raise Forbidden(_("This link requires an access code"))
+    access_log.record(link, "success")
+    return _shared_diagram(link)
+
+
+def _failures(link):
+    return Counter("shared-code-failures", f"{link.id}:{access_log.address_hash()}")
+
+
+def verify_code(token, code):
+    """Check the code (5 wrong ones per 15 minutes per address and link) and hand out the diagram
+    with a one-hour access token for this link."""
+    link = _visitable_link(token)
+    if link.is_protected:
+        failures = _failures(link)
+        # Counting before checking keeps the limit exact under concurrent guesses.
+        attempt = failures.hit(CODE_FAILURE_WINDOW_SECONDS)
+        if attempt > MAX_CODE_FAILURES:
+            access_log.record(link, "blocked")
+            seconds = failures.seconds_left()
+            raise TooManyRequests(seconds, _("Too many incorrect codes. Try again in %(minutes)s minutes.",
+                                             minutes=max(1, math.ceil(seconds / 60))))
+        if not verify_password(link.access_code_hash, code):
+            access_log.record(link, "invalid_code")
+            raise Forbidden(_("Incorrect access code. Attempts remaining: %(remaining)s",
+                              remaining=MAX_CODE_FAILURES - attempt))
+        failures.clear()
+    access_log.record(link, "success")
+    return {**_shared_diagram(link), "access_token": issue_access_token(link),
+            "access_token_expires_in": ACCESS_TOKEN_SECONDS}

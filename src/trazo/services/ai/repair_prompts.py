@@ -1,0 +1,79 @@
+"""Prompts for repairing a diagram (fix) and translating it into another language (convert)."""
+import json
+import re
+
+from .prompts import LANGUAGE_LABELS, SYNTAX_GUIDES, language_name
+from .text import extract_code, strip_fence, strip_think
+
+FIX_TEMPERATURE = 0.3
+INCOMPATIBLE = "<<<INCOMPATIBLE>>>"
+SECTION = re.compile(r"<<<(EXPLANATION|CHANGES|CODE)>>>", re.IGNORECASE)
+
+
+def fix_system_prompt(code_language, language):
+    label = LANGUAGE_LABELS[code_language]
+    return f"""You repair {label} diagrams-as-code that fail to render.
+
+{SYNTAX_GUIDES[code_language]}
+
+Fix every syntax error while keeping the meaning, the structure and the labels of the diagram.
+Change only what is needed. Write the explanation in {language_name(language)}.
+
+Answer in exactly this format, with nothing before or after it:
+<<<EXPLANATION>>>
+what was wrong and how you fixed it, in two or three sentences
+<<<CHANGES>>>
+one line summarising the changes
+<<<CODE>>>
+the complete corrected diagram, without a Markdown fence"""
+
+
+def fix_prompt(code, code_language, error_context):
+    context = f"\n\nThe renderer reported:\n{error_context}" if error_context else ""
+    return f"Repair this diagram:\n\n```{code_language}\n{code}\n```{context}"
+
+
+def read_fix_reply(reply):
+    """(corrected_code, explanation, changes_summary) from the delimited answer.
+
+    Models sometimes answer JSON or a bare code block instead; both are understood too.
+    """
+    text = strip_think(reply).strip()
+    parts = SECTION.split(text)
+    if len(parts) > 1:
+        sections = {name.upper(): body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=False)}
+        return (strip_fence(sections.get("CODE", "")), sections.get("EXPLANATION", ""),
+                " ".join(sections.get("CHANGES", "").split()))
+    candidate = strip_fence(text)
+    if candidate.startswith("{"):
+        try:
+            data = json.loads(candidate)
+            return (strip_fence(str(data.get("corrected_code") or "")), str(data.get("explanation") or ""),
+                    " ".join(str(data.get("changes_summary") or "").split()))
+        except (ValueError, AttributeError):
+            pass
+    return extract_code(text), "", ""
+
+
+def convert_system_prompt(source, target, language):
+    source_label, target_label = LANGUAGE_LABELS[source], LANGUAGE_LABELS[target]
+    return f"""You translate diagrams-as-code from {source_label} to {target_label}.
+
+{SYNTAX_GUIDES[target]}
+
+Keep every element, relation and label of the original; adapt only what {target_label} cannot
+express, in the closest way it can. Labels stay in their original wording; anything you have to
+add is written in {language_name(language)}.
+
+Answer with the complete {target_label} code only: no explanation and no Markdown fence.
+If the diagram cannot be expressed in {target_label} at all, answer exactly {INCOMPATIBLE}"""
+
+
+def convert_prompt(code, source):
+    return f"Convert this diagram:\n\n```{source}\n{code}\n```"
+
+
+def read_convert_reply(reply):
+    """The converted code, or INCOMPATIBLE when the model said the conversion is impossible."""
+    text = extract_code(reply)
+    return INCOMPATIBLE if text == INCOMPATIBLE else text

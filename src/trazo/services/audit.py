@@ -1,0 +1,59 @@
+"""The security audit log: who did what, from where. Kept RETENTION_DAYS days (`flask audit prune`)."""
+import logging
+from datetime import timedelta
+
+import click
+from flask import has_request_context
+from flask.cli import AppGroup
+from sqlalchemy import delete
+
+from ..extensions import db
+from ..models.base import utcnow
+from ..models.security import AuditEntry
+from ..ratelimit import client_address
+
+log = logging.getLogger("trazo.audit")
+RETENTION_DAYS = 90
+
+EVENTS = (
+    "login_success", "login_failed", "login_locked", "login_mfa_verified", "mfa_recovery_used",
+    "mfa_verify_failed", "password_changed", "password_reset_requested", "password_reset_confirmed",
+    "mfa_enabled", "mfa_disabled", "mfa_recovery_codes_regenerated", "admin_mfa_reset", "account_deleted",
+    "oauth_login_success", "oauth_login_failed", "oauth_account_linked", "oauth_account_created",
+    "vendor_created", "vendor_updated", "vendor_deleted", "vendor_tested", "vendor_default_set",
+)
+
+
+def record(event, *, user=None, email=None, details=None):
+    """Write one entry (the caller's address included) and commit; never raises.
+
+    Call it after the caller's own commit: the entry is committed on its own.
+    """
+    try:
+        entry = AuditEntry(event=event, user_id=user.id if user is not None else None,
+                           email=email or (user.email if user is not None else None),
+                           ip_address=client_address() if has_request_context() else None,
+                           details=details or None)
+        db.session.add(entry)
+        db.session.commit()
+    except Exception:  # an audit failure must never break the request it describes
+        log.exception("audit event %s was not recorded", event)
+        db.session.rollback()
+
+
+def prune(now=None):
+    """Delete the entries older than the retention period; returns how many went."""
+    cutoff = (now or utcnow()) - timedelta(days=RETENTION_DAYS)
+    result = db.session.execute(delete(AuditEntry).where(AuditEntry.created_at < cutoff))
+    db.session.commit()
+    return result.rowcount
+
+
+audit_cli = AppGroup("audit", help="Security audit log.")
+
+
+@audit_cli.command("prune")
+def prune_command():
+    """Delete audit entries older than the retention period."""
+    removed = prune()
+    click.echo(f"Removed {removed} audit entries older than {RETENTION_DAYS} days.")

@@ -1,0 +1,33 @@
+"""Diagram rendering to SVG behind one interface: `kroki` (HTTP) or `local` (installed tools),
+chosen by RENDER_BACKEND, with identical renders served from a cache."""
+from . import cache
+from .base import MAX_SVG_BYTES, Renderer
+from .errors import DiagramSyntaxError, RendererBusy, RendererFailed, RenderError, RendererTimeout
+from .kroki import KrokiRenderer
+from .local import LocalRenderer
+
+BACKENDS = ("kroki", "local")
+
+__all__ = ["BACKENDS", "DiagramSyntaxError", "RenderError", "Renderer", "RendererBusy", "RendererFailed",
+           "RendererTimeout", "configured_renderer", "render_cached"]
+
+
+def configured_renderer(config):
+    """The backend RENDER_BACKEND names, or None when it names none we know."""
+    backend, timeout = config["RENDER_BACKEND"], config["RENDER_TIMEOUT"]
+    max_bytes = config.get("RENDER_MAX_SVG_BYTES") or MAX_SVG_BYTES
+    if backend == "kroki":
+        return KrokiRenderer(config["KROKI_URL"], timeout, max_bytes)
+    if backend == "local":
+        return LocalRenderer(config, timeout, max_bytes)
+    return None
+
+
+def render_cached(renderer, diagram_type, source, redis_url=None):
+    """The SVG of `source`, from the cache when this backend already rendered the same text."""
+    key = cache.cache_key(renderer.name, diagram_type, source)
+    svg = cache.get(key, redis_url)
+    if svg is None:
+        svg = renderer.render_svg(diagram_type, source)
+        cache.put(key, svg, redis_url)
+    return svg

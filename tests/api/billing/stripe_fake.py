@@ -1,0 +1,159 @@
+"""A Stripe-shaped HTTP API on 127.0.0.1: form-encoded requests, JSON objects with id/object,
+error bodies {"error": {...}}, Bearer secret keys. Keeps what it is told and what it was asked."""
+import hashlib
+import hmac
+import itertools
+import json
+import re
+import threading
+import time
+
+from pytest_httpserver import HTTPServer
+from werkzeug import Response
+
+SECRET_KEY = "sk_test_trazo"
+WEBHOOK_SECRET = "whsec_trazo_test"
+PREFIXES = {"products": "prod", "prices": "price", "checkout/sessions": "cs_test", "billing_portal/sessions": "bps",
+            "subscriptions": "sub", "invoices": "in", "customers": "cus"}
+OBJECTS = {"products": "product", "prices": "price", "checkout/sessions": "checkout.session",
+           "billing_portal/sessions": "billing_portal.session", "subscriptions": "subscription",
+           "invoices": "invoice"}
+
+
+def sign(payload, secret=WEBHOOK_SECRET, timestamp=None):
+    """A Stripe-Signature header for `payload` (bytes)."""
+    timestamp = int(time.time()) if timestamp is None else int(timestamp)
+    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + payload, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={digest}"
+
+
+def _value(raw):
+    return {"true": True, "false": False}.get(raw, int(raw) if raw.isdigit() else raw)
+
+
+def nested(form):
+    """Stripe's bracketed form keys (a[b][0][c]=v) as nested dicts (list indexes stay string keys)."""
+    result = {}
+    for key, raw in form.items():
+        parts = re.findall(r"[^\[\]]+", key)
+        target = result
+        for part in parts[:-1]:
+            target = target.setdefault(part, {})
+        target[parts[-1]] = _value(raw)
+    return result
+
+
+class FakeStripe:
+    def __init__(self):
+        self.server = HTTPServer(host="127.0.0.1", threaded=True)
+        self.lock = threading.Lock()
+        self.reset()
+
+    def start(self):
+        self.server.expect_request(re.compile(".*")).respond_with_handler(self._handle)
+        self.server.start()
+
+    def stop(self):
+        self.server.clear()
+        if self.server.is_running():
+            self.server.stop()
+
+    @property
+    def url(self):
+        return self.server.url_for("").rstrip("/")
+
+    def reset(self):
+        with self.lock:
+            self.objects = {collection: {} for collection in PREFIXES}
+            self.calls = []
+            self.failures = {}
+            self.delays = {}
+            self.keys = {SECRET_KEY}
+            self._ids = itertools.count(1)
+
+    # -- test controls -----------------------------------------------------------------------
+
+    def fail(self, method, path, status=402, message="Your card was declined.", code=None):
+        """Answer `method path` (path prefix) with a Stripe error from now on."""
+        self.failures[(method, path)] = (status, {"error": {"type": "invalid_request_error", "message": message,
+                                                            "code": code}})
+
+    def delay(self, method, path, seconds):
+        self.delays[(method, path)] = seconds
+
+    def add(self, collection, obj):
+        obj.setdefault("object", OBJECTS.get(collection, collection))
+        with self.lock:
+            self.objects[collection][obj["id"]] = obj
+        return obj
+
+    def subscription(self, sub_id, customer, status="active", product=None, start=None, end=None, **extra):
+        """A subscription in the current API shape (periods on the item)."""
+        start = start or int(time.time())
+        end = end or start + 30 * 86400
+        item = {"id": f"si_{sub_id}", "object": "subscription_item", "current_period_start": start,
+                "current_period_end": end, "price": {"id": "price_x", "object": "price", "product": product}}
+        return self.add("subscriptions", {"id": sub_id, "customer": customer, "status": status,
+                                          "cancel_at_period_end": False, "cancel_at": None, "start_date": start,
+                                          "items": {"object": "list", "data": [item]}, "metadata": {}, **extra})
+
+    def requests_to(self, method, path):
+        return [call for call in self.calls if call["method"] == method and call["path"] == path]
+
+    # -- the API ----------------------------------------------------------------------------
+
+    def _error(self, status, message, code=None, error_type="invalid_request_error"):
+        body = {"error": {"type": error_type, "message": message, "code": code}}
+        return Response(json.dumps(body), status=status, content_type="application/json")
+
+    def _handle(self, request):
+        form = nested(request.form.to_dict())
+        with self.lock:
+            self.calls.append({"method": request.method, "path": request.path, "form": form,
+                               "query": request.args.to_dict(), "key": request.headers.get("Authorization")})
+        for (method, prefix), seconds in self.delays.items():
+            if request.method == method and request.path.startswith(prefix):
+                time.sleep(seconds)
+        if request.headers.get("Authorization", "").removeprefix("Bearer ") not in self.keys:
+            return self._error(401, "Invalid API Key provided", error_type="authentication_error")
+        for (method, prefix), (status, body) in self.failures.items():
+            if request.method == method and request.path.startswith(prefix):
+                return Response(json.dumps(body), status=status, content_type="application/json")
+        if request.path == "/v1/balance":
+            return self._json({"object": "balance", "available": []})
+        for collection in PREFIXES:
+            match = re.fullmatch(rf"/v1/{collection}(?:/(?P<object_id>\w+))?", request.path)
+            if match:
+                return self._route(request.method, collection, match["object_id"], form, request.args)
+        return self._error(404, f"Unrecognized request URL ({request.method}: {request.path})")
+
+    def _json(self, obj):
+        return Response(json.dumps(obj), status=200, content_type="application/json")
+
+    def _route(self, method, collection, object_id, form, args):
+        store = self.objects[collection]
+        if object_id is None and method == "POST":
+            return self._json(self.add(collection, self._created(collection, form)))
+        if object_id is None and method == "GET":
+            found = [obj for obj in store.values() if all(obj.get(k) == v for k, v in args.items() if k != "limit")]
+            found.sort(key=lambda obj: obj.get("created", 0), reverse=True)
+            return self._json({"object": "list", "data": found[:int(args.get("limit", 10))], "has_more": False})
+        obj = store.get(object_id)
+        if obj is None:
+            return self._error(404, f"No such {OBJECTS[collection]}: '{object_id}'", code="resource_missing")
+        if method == "POST":
+            obj.update(form)
+            if collection == "subscriptions" and form.get("cancel_at_period_end"):
+                obj["cancel_at"] = obj["items"]["data"][0]["current_period_end"]
+        elif method == "DELETE" and collection == "subscriptions":
+            obj.update(status="canceled", canceled_at=int(time.time()))
+        return self._json(obj)
+
+    def _created(self, collection, form):
+        obj_id = f"{PREFIXES[collection]}_{next(self._ids)}"
+        obj = {"id": obj_id, "created": int(time.time()), "active": True, **form}
+        if collection == "checkout/sessions":
+            obj["url"] = f"https://checkout.stripe.test/c/pay/{obj_id}"
+        if collection == "billing_portal/sessions":
+            obj["url"] = f"https://billing.stripe.test/p/session/{obj_id}"
+        return obj

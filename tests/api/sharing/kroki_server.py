@@ -1,0 +1,79 @@
+"""A Kroki-protocol server on 127.0.0.1 that draws with the local backend (Graphviz).
+
+It answers POST /{type}/svg (the source as the text/plain body) the way Kroki does: SVG on success,
+`400` with a plain-text "Error 400: ..." (and a stack trace line) on a syntax error, `404` for a type
+it does not know. `mode` makes it fail on
+purpose: "down" answers 503, "slow" waits before answering.
+"""
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from trazo.services.render import DiagramSyntaxError
+from trazo.services.render.local import LocalRenderer
+
+
+class KrokiServer:
+    def __init__(self):
+        self.renderer = LocalRenderer({}, timeout=10)
+        self.mode = "ok"
+        self.slow_seconds = 3
+        self.requests = []
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.httpd.server_port}"
+
+    def start(self):
+        self.thread.start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def reset(self):
+        self.mode = "ok"
+        self.requests.clear()
+
+    def answer(self, path, content_type, body):
+        """(status, content type, body) for one request."""
+        parts = path.strip("/").split("/")
+        if len(parts) != 2 or parts[1] != "svg":
+            return 404, "text/plain", b"Error 404: Not Found"
+        diagram_type, source = parts[0], body.decode("utf-8")
+        self.requests.append({"type": diagram_type, "source": source, "content_type": content_type})
+        if self.mode == "down":
+            return 503, "text/plain", b"Error 503: Service Unavailable"
+        if self.mode == "slow":
+            time.sleep(self.slow_seconds)
+        if diagram_type not in self.renderer.supported_types():
+            return 404, "text/plain", f"Error 404: Unsupported diagram type {diagram_type}".encode()
+        try:
+            svg = self.renderer.render_svg(diagram_type, source)
+        except DiagramSyntaxError as exc:
+            return 400, "text/plain", f"Error 400: {exc.message}\n\tat io.kroki.Graphviz.convert".encode()
+        return 200, "image/svg+xml", svg.encode("utf-8")
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                status, content_type, payload = server.answer(self.path, self.headers.get("Content-Type"), body)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (the timeout test)
+
+            def log_message(self, *_args):
+                pass
+
+        return Handler
