@@ -204,3 +204,11 @@ def test_nul_characters_are_bad_input_not_a_database_error(client, make_user):
     assert detail[0]["loc"] == ["body"] and "NUL" in detail[0]["msg"]
     assert error_detail(client.get("/users/installation-status%00"), 404) == "Not found"
     assert user.get("/users/me").json["full_name"] == "Test User"
+
+
+def test_page_numbers_are_bounded(make_user):
+    admin = make_user()
+    validation_errors(admin.get("/admin/audit-log?page=125002812791084464209920"), "page", where="query")
+    validation_errors(admin.get("/admin/audit-log?page=0"), "page", where="query")
+    validation_errors(admin.get("/admin/audit-log?page_size=101"), "page_size", where="query")
+    assert admin.get("/admin/audit-log?page=1000000").status_code == 200

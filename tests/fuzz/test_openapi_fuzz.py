@@ -1,12 +1,15 @@
-"""Property-based fuzzing of every documented route (schemathesis, bounded): no 5xx, and every
-response matches its documented schema. Run with `make fuzz` (marker `fuzz`, excluded from `make test`)."""
+"""Property-based fuzzing of every documented route (schemathesis, bounded): never a 500, no other 5xx
+than the upstream statuses a route documents (this app has no AI, payment or renderer peers configured,
+so "not configured"/"unreachable" answers are expected), and every response matches its documented
+schema. Run with `make fuzz` (marker `fuzz`, excluded from `make test`)."""
 import base64
+import os
 import tempfile
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error, response_schema_conformance
+from schemathesis.checks import response_schema_conformance
 
 from trazo import create_app
 from trazo.extensions import db
@@ -14,7 +17,7 @@ from trazo.extensions import db
 from ..helpers import PASSWORD
 
 pytestmark = pytest.mark.fuzz
-MAX_EXAMPLES = 12
+MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES") or 20)
 
 
 def _fuzz_app():
@@ -43,7 +46,18 @@ def bearer():
     return {"Authorization": f"Bearer {token['access_token']}"}
 
 
+def no_undocumented_server_error(ctx, response, case):
+    """A 500 is always a defect; 502-504 only where the operation documents them."""
+    status = response.status_code
+    if status < 500:
+        return None
+    documented = set(case.operation.definition.raw.get("responses", {}))
+    if status == 500 or str(status) not in documented:
+        raise AssertionError(f"{case.method} {case.path} answered {status}: {response.text[:300]}")
+    return None
+
+
 @schema.parametrize()
 @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 def test_every_route_survives_generated_input(case, bearer):
-    case.call_and_validate(headers=bearer, checks=[not_a_server_error, response_schema_conformance])
+    case.call_and_validate(headers=bearer, checks=[no_undocumented_server_error, response_schema_conformance])

@@ -48,8 +48,11 @@ class MessageSchema(BaseSchema):
     message = ma.fields.String(required=True)
 
 
+MAX_PAGE = 1_000_000  # keeps the offset a 64-bit integer on every database
+
+
 class PageQuerySchema(BaseSchema):
-    page = ma.fields.Integer(load_default=1, validate=ma.validate.Range(min=1))
+    page = ma.fields.Integer(load_default=1, validate=ma.validate.Range(min=1, max=MAX_PAGE))
     page_size = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
 
 

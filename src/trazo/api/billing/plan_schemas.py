@@ -19,8 +19,10 @@ class PlanCode(ma.fields.String):
 
 def amount_field(**kwargs):
     minimum = kwargs.pop("minimum", Decimal("0"))
+    # The metadata documents the bounds as numbers (apispec would write Decimals as strings).
     return ma.fields.Decimal(places=2, rounding=ROUND_HALF_UP, allow_nan=False,
-                             validate=ma.validate.Range(min=minimum, max=MAX_AMOUNT), **kwargs)
+                             validate=ma.validate.Range(min=minimum, max=MAX_AMOUNT),
+                             metadata={"minimum": float(minimum), "maximum": float(MAX_AMOUNT)}, **kwargs)
 
 
 def limit_field(**kwargs):
