@@ -44,6 +44,12 @@ def bench_backend(backend, args, fake):
              "GUNICORN_THREADS": str(args.threads)}
     if args.workers:
         extra["WEB_CONCURRENCY"] = str(args.workers)
+    # The ceiling first, on a quiet machine: the same gunicorn settings serving a bare Flask app.
+    ceiling = Gunicorn(production_env(backend, free_port(), extra), target="bench.hello:app")
+    try:
+        top = load.wrk(ceiling.base_url, "/health", connections=args.connections, duration=args.duration)
+    finally:
+        ceiling.stop()
     env = production_env(backend, free_port(), extra)
     reset_database(env)
     RESULTS.mkdir(exist_ok=True)
@@ -66,12 +72,6 @@ def bench_backend(backend, args, fake):
         workers = len(service.worker_pids())
     finally:
         service.stop()
-    ceiling_env = production_env(backend, free_port(), extra)
-    ceiling = Gunicorn(ceiling_env, target="bench.hello:app")
-    try:
-        top = load.wrk(ceiling.base_url, "/health", connections=args.connections, duration=args.duration)
-    finally:
-        ceiling.stop()
     for row in rows:
         row["ratio"] = round(row["rps"] / top["rps"], 2) if row.get("rps") and top["rps"] else None
     rows.insert(0, {"backend": backend, "endpoint": "ceiling: bare Flask /health", **top, "ratio": 1.0})

@@ -164,10 +164,11 @@ def load_config(env, instance_path):
         or "https://accounts.google.com/.well-known/openid-configuration",
         "GITHUB_API_BASE": (env.get("GITHUB_API_BASE") or "https://api.github.com").rstrip("/"),
         "GITHUB_OAUTH_BASE": (env.get("GITHUB_OAUTH_BASE") or "https://github.com").rstrip("/"),
-        # Passwords (argon2id); tests lower the cost.
-        "ARGON2_TIME_COST": _int(env, "ARGON2_TIME_COST", 3),
-        "ARGON2_MEMORY_COST": _int(env, "ARGON2_MEMORY_COST", 64 * 1024),
-        "ARGON2_PARALLELISM": _int(env, "ARGON2_PARALLELISM", 2),
+        # Passwords: argon2id with OWASP's recommended cost (19 MiB, 2 passes); tests lower it. Hashes
+        # made with other parameters are upgraded at the next successful login.
+        "ARGON2_TIME_COST": _int(env, "ARGON2_TIME_COST", 2),
+        "ARGON2_MEMORY_COST": _int(env, "ARGON2_MEMORY_COST", 19 * 1024),
+        "ARGON2_PARALLELISM": _int(env, "ARGON2_PARALLELISM", 1),
         # OpenAPI (the docs routes are registered only outside production)
         "API_TITLE": "Trazo API",
         "API_VERSION": "0.1.0",
