@@ -39,6 +39,13 @@ def scenarios(seeded):
     ]
 
 
+def stream_count(backend, args):
+    """With SQLite and in-memory limits there is one worker: it holds at most its threads' worth of streams."""
+    if backend == "pg" or args.workers:
+        return args.streams
+    return min(args.streams, args.threads - 8)
+
+
 def bench_backend(backend, args, fake):
     extra = {"RENDER_BACKEND": "local", "OPENAI_BASE_URL": fake.base_url,
              "GUNICORN_THREADS": str(args.threads)}
@@ -63,9 +70,10 @@ def bench_backend(backend, args, fake):
             spec = {"connections": args.connections, "duration": args.duration, **spec}
             rows.append({"backend": backend, "endpoint": name, **load.wrk(service.base_url, **spec)})
             print(f"  {backend:6} {name:32} {rows[-1]['rps']:>9.1f} req/s  p99 {rows[-1]['p99_ms']} ms", flush=True)
-        if args.streams:
-            held = streams.hold_streams(service.base_url, seeded.token, seeded.chat_session_id, args.streams)
-            rows.append({"backend": backend, "endpoint": f"{args.streams} chat streams + GET /health",
+        count = stream_count(backend, args)
+        if count:
+            held = streams.hold_streams(service.base_url, seeded.token, seeded.chat_session_id, count)
+            rows.append({"backend": backend, "endpoint": f"{count} chat streams + GET /health",
                          "rps": None, "p50_ms": held["health_p50_ms"], "p99_ms": held["health_p99_ms"],
                          "errors": held["errors"], "held": held["held"]})
         memory = service.peak_worker_memory_mib()

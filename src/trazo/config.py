@@ -169,6 +169,7 @@ def load_config(env, instance_path):
         "ARGON2_TIME_COST": _int(env, "ARGON2_TIME_COST", 2),
         "ARGON2_MEMORY_COST": _int(env, "ARGON2_MEMORY_COST", 19 * 1024),
         "ARGON2_PARALLELISM": _int(env, "ARGON2_PARALLELISM", 1),
+        "ARGON2_MAX_CONCURRENCY": _int(env, "ARGON2_MAX_CONCURRENCY", 4),
         # OpenAPI (the docs routes are registered only outside production)
         "API_TITLE": "Trazo API",
         "API_VERSION": "0.1.0",

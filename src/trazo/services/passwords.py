@@ -3,6 +3,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import threading
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -14,6 +15,18 @@ SPECIAL_CHARACTERS = "!@#$%^&*()_+-=[]{}|;:',.<>?/~"
 MIN_LENGTH, MAX_LENGTH = 12, 128
 
 
+_slots = {}
+
+
+def _hashing_slot():
+    """A per-process bound on concurrent argon2 work: each hash holds ARGON2_MEMORY_COST KiB, so a burst
+    of logins queues here instead of multiplying the worker's memory."""
+    size = current_app.config["ARGON2_MAX_CONCURRENCY"]
+    if size not in _slots:
+        _slots[size] = threading.BoundedSemaphore(size)
+    return _slots[size]
+
+
 def _hasher():
     config = current_app.config
     return PasswordHasher(time_cost=config["ARGON2_TIME_COST"], memory_cost=config["ARGON2_MEMORY_COST"],
@@ -21,7 +34,8 @@ def _hasher():
 
 
 def hash_password(password):
-    return _hasher().hash(password)
+    with _hashing_slot():
+        return _hasher().hash(password)
 
 
 def verify_password(password_hash, password):
@@ -29,7 +43,8 @@ def verify_password(password_hash, password):
     if not password_hash:
         return False
     try:
-        return _hasher().verify(password_hash, password)
+        with _hashing_slot():
+            return _hasher().verify(password_hash, password)
     except (VerificationError, InvalidHashError):
         return False
 
