@@ -3,8 +3,9 @@ from flask_smorest import Blueprint
 
 from ...extensions import limiter
 from ...ratelimit import limit
+from ..users.schemas import LoginResultSchema
 from . import service
-from .schemas import AuthorizationSchema, CallbackResultSchema, CallbackSchema, ProviderSchema
+from .schemas import AuthorizationSchema, CallbackSchema, ProviderSchema
 
 blp = Blueprint("oauth", __name__, description="OAuth sign-in")
 PUBLIC = {"security": []}
@@ -33,7 +34,7 @@ def authorize(provider):
 @blp.doc(**PUBLIC)
 @limiter.limit(limit("OAUTH_CALLBACK"))
 @blp.arguments(CallbackSchema)
-@blp.response(200, CallbackResultSchema)
+@blp.response(200, LoginResultSchema)
 @blp.alt_response(400, "DEFAULT_ERROR", description="Invalid, reused or expired state")
 @blp.alt_response(401, "DEFAULT_ERROR", description="The provider refused the code")
 @blp.alt_response(403, "DEFAULT_ERROR", description="E-mail not verified, or inactive account")

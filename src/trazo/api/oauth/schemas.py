@@ -20,13 +20,3 @@ class CallbackSchema(BaseSchema):
     code = ma.fields.String(required=True, validate=ma.validate.Length(min=1, max=2048))
     state = ma.fields.String(required=True, validate=ma.validate.Length(min=1, max=128))
     provider = ma.fields.String(required=True, validate=ma.validate.OneOf(SUPPORTED))
-
-
-class CallbackResultSchema(BaseSchema):
-    access_token = ma.fields.String()
-    token_type = ma.fields.String()
-    mfa_enabled = ma.fields.Boolean()
-    mfa_required = ma.fields.Boolean()
-    mfa_token = ma.fields.String()
-    mfa_default_method = ma.fields.String(allow_none=True)
-    available_methods = ma.fields.List(ma.fields.String())
