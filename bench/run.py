@@ -54,6 +54,7 @@ def bench_backend(backend, args, fake):
     # The ceiling first, on a quiet machine: the same gunicorn settings serving a bare Flask app.
     ceiling = Gunicorn(production_env(backend, free_port(), extra), target="bench.hello:app")
     try:
+        load.wrk(ceiling.base_url, "/health", connections=args.connections, duration=3)  # every worker up and warm
         top = load.wrk(ceiling.base_url, "/health", connections=args.connections, duration=args.duration)
     finally:
         ceiling.stop()

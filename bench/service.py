@@ -32,6 +32,7 @@ def production_env(backend, port, extra=None):
         "ENCRYPTION_KEYS": base64.urlsafe_b64encode(os.urandom(32)).decode(),
         "RATELIMIT_ENABLED": "false", "GUNICORN_ACCESSLOG": "", "GUNICORN_LOGLEVEL": "warning",
         "INSTANCE_PATH": tempfile.mkdtemp(prefix="trazo-bench-instance-"),
+        "MALLOC_ARENA_MAX": "2",  # as deployed (README): threads share malloc arenas instead of one each
     })
     if backend == "pg":
         env["DATABASE_URL"] = "postgresql+psycopg://postgres@127.0.0.1:5432/trazo_bench"
