@@ -17,7 +17,8 @@ class User(IdMixin, TimestampMixin, Base):
     password_hash: Mapped[str | None] = mapped_column(String(255))
     has_usable_password: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
     full_name: Mapped[str | None] = mapped_column(String(200))
-    profile_picture: Mapped[str | None] = mapped_column(Text)
+    # Up to 3 MiB of base64: loaded only when read, not with every token check.
+    profile_picture: Mapped[str | None] = mapped_column(Text, deferred=True)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC", nullable=False)
     role: Mapped[str] = mapped_column(String(16), default=ROLE_USER, nullable=False)
     is_active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)

@@ -104,7 +104,7 @@ def convert_diagram(user, data):
         config = replace(config, model=data["model"])
     timer = Timer()
     completion = complete(config, repair_prompts.convert_system_prompt(source, target, content_language(data)),
-                          [{"role": "user", "content": repair_prompts.convert_prompt(code, source)}],
+                          [{"role": "user", "content": repair_prompts.convert_prompt(code, source, target)}],
                           max_tokens=prompts.CODE_BUDGET, temperature=prompts.CODE_TEMPERATURE)
     if completion.truncated:
         raise truncated_error()

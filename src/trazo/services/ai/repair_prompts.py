@@ -69,8 +69,8 @@ Answer with the complete {target_label} code only: no explanation and no Markdow
 If the diagram cannot be expressed in {target_label} at all, answer exactly {INCOMPATIBLE}"""
 
 
-def convert_prompt(code, source):
-    return f"Convert this diagram:\n\n```{source}\n{code}\n```"
+def convert_prompt(code, source, target):
+    return f"Convert this {source} diagram to {target}:\n\n```{source}\n{code}\n```"
 
 
 def read_convert_reply(reply):
