@@ -11,7 +11,7 @@ from trazo.models.billing import Invoice, WebhookEvent
 
 from ...helpers import ApiClient, error_detail
 from .conftest import subscription_rows
-from .stripe_fake import sign
+from .stripe_fake import WEBHOOK_SECRET, sign
 
 
 @pytest.fixture
@@ -39,6 +39,19 @@ def test_webhook_answers_503_without_stripe(client, deliver):
     assert error_detail(deliver("invoice.paid", {"id": "in_1"}), 503) == "Billing service not configured"
     assert error_detail(deliver("invoice.paid", {"id": "in_1"}, provider="payment"), 503) == \
         "Billing service not configured"
+
+
+def test_the_signing_secret_alone_lets_the_webhook_verify_and_record(configure, client, deliver, app, user):
+    """An instance with only STRIPE_WEBHOOK_SECRET (no API key) still checks and records events."""
+    configure(STRIPE_SECRET_KEY="", STRIPE_WEBHOOK_SECRET=WEBHOOK_SECRET)
+    first = deliver("invoice.paid", {"id": "in_1"}, event_id="evt_secret_only", provider="payment")
+    assert first.status_code == 200 and first.json == {"status": "processed"}
+    again = deliver("invoice.paid", {"id": "in_1"}, event_id="evt_secret_only")
+    assert again.json == {"status": "duplicate"}
+    assert error_detail(client.post("/webhooks/payment", data=b"{}"), 401) == "Missing webhook signature"
+    assert _events(app) == 1
+    # The routes that call Stripe still need the API key.
+    assert error_detail(user.get("/subscriptions/billing-history"), 503) == "Billing service not configured"
 
 
 def test_unknown_provider_is_404(stripe_api, deliver):

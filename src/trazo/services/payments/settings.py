@@ -27,8 +27,11 @@ def _admin_vendor():
     return active_vendor_config("payment")
 
 
-def gateway_settings():
-    """The payment credentials in force for this request, or None when billing is not configured."""
+def gateway_settings(require_api_key=True):
+    """The payment credentials in force for this request, or None when billing is not configured.
+
+    The webhook only needs its signing secret (require_api_key=False): events are verified and
+    recorded even where the API key is not configured on this instance."""
     vendor = _admin_vendor()
     if vendor is not None:
         vendor_type, config = vendor
@@ -39,9 +42,9 @@ def gateway_settings():
         config = {"secret_key": current_app.config["STRIPE_SECRET_KEY"],
                   "webhook_secret": current_app.config["STRIPE_WEBHOOK_SECRET"],
                   "publishable_key": current_app.config["STRIPE_PUBLISHABLE_KEY"]}
-    if not config.get("secret_key"):
+    if not config.get("secret_key") and (require_api_key or not config.get("webhook_secret")):
         return None
-    return GatewaySettings(provider=PROVIDER_STRIPE, secret_key=config["secret_key"],
+    return GatewaySettings(provider=PROVIDER_STRIPE, secret_key=config.get("secret_key") or "",
                            webhook_secret=config.get("webhook_secret") or "",
                            publishable_key=config.get("publishable_key") or "",
                            api_base=(config.get("api_base") or current_app.config["STRIPE_API_BASE"]).rstrip("/"),
