@@ -71,3 +71,24 @@ def validation_errors(response, field=None, where="body"):
     if field:
         assert any(item["loc"][0] == where and field in item["loc"] for item in detail), detail
     return detail
+
+
+# -- content factories (through the HTTP API) --------------------------------------------
+
+def create_project(client, **fields):
+    response = client.post("/projects", json={"name": "Project", **fields})
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def create_folder(client, project_id, **fields):
+    response = client.post(f"/projects/{project_id}/folders", json={"name": "Folder", **fields})
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def create_diagram(client, project_id, **fields):
+    body = {"title": "Diagram", "diagram_type": "mermaid", "content": "graph TD\n  A --> B", **fields}
+    response = client.post(f"/projects/{project_id}/diagrams", json=body)
+    assert response.status_code == 201, response.json
+    return response.json

@@ -56,6 +56,15 @@ class PageQuerySchema(BaseSchema):
     page_size = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
 
 
+class PageSchema(BaseSchema):
+    """The reference's page fields; subclasses add `items`."""
+
+    total = ma.fields.Integer(required=True)
+    page = ma.fields.Integer(required=True)
+    page_size = ma.fields.Integer(required=True)
+    total_pages = ma.fields.Integer(required=True)
+
+
 def page_envelope(items, total, page, page_size):
     """The reference's page shape: items, total, page, page_size, total_pages."""
     return {"items": items, "total": total, "page": page, "page_size": page_size,

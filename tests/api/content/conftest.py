@@ -4,24 +4,7 @@ from sqlalchemy import event
 
 from trazo.extensions import db
 
-
-def create_project(client, **fields):
-    response = client.post("/projects", json={"name": "Project", **fields})
-    assert response.status_code == 201, response.json
-    return response.json
-
-
-def create_folder(client, project_id, **fields):
-    response = client.post(f"/projects/{project_id}/folders", json={"name": "Folder", **fields})
-    assert response.status_code == 201, response.json
-    return response.json
-
-
-def create_diagram(client, project_id, **fields):
-    body = {"title": "Diagram", "diagram_type": "mermaid", "content": "graph TD\n  A --> B", **fields}
-    response = client.post(f"/projects/{project_id}/diagrams", json=body)
-    assert response.status_code == 201, response.json
-    return response.json
+from ...helpers import create_diagram, create_folder, create_project
 
 
 @pytest.fixture

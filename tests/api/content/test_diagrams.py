@@ -3,8 +3,7 @@ import time
 
 import pytest
 
-from ...helpers import UNKNOWN_ID, error_detail, validation_errors
-from .conftest import create_diagram, create_folder, create_project
+from ...helpers import UNKNOWN_ID, create_diagram, create_folder, create_project, error_detail, validation_errors
 from .test_projects import DIAGRAM_FIELDS
 
 

@@ -6,8 +6,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from ...helpers import UNKNOWN_ID, error_detail, validation_errors
-from .conftest import create_diagram, create_folder, create_project
+from ...helpers import UNKNOWN_ID, create_diagram, create_folder, create_project, error_detail, validation_errors
 
 SKETCH = json.dumps({"version": 1, "elements": [{"id": "a", "type": "rectangle", "text": "Caja"},
                                                 {"id": "b", "type": "text", "text": "Nota"}]})

@@ -1,8 +1,7 @@
 """Folders: create, read with diagrams, update, delete (moving or deleting the diagrams)."""
 import pytest
 
-from ...helpers import UNKNOWN_ID, error_detail, validation_errors
-from .conftest import create_diagram, create_folder
+from ...helpers import UNKNOWN_ID, create_diagram, create_folder, error_detail, validation_errors
 
 FOLDER_FIELDS = {"id", "name", "color", "project_id", "created_at", "updated_at"}
 
@@ -87,7 +86,7 @@ def test_folder_routes_need_a_token(client):
 
 
 def test_folder_listing_is_per_project(user, project):
-    from .conftest import create_project
+    from ...helpers import create_project
 
     other_project = create_project(user, name="Other")
     folder = create_folder(user, other_project["id"], name="Elsewhere")

@@ -2,8 +2,7 @@
 import io
 import json
 
-from ...helpers import UNKNOWN_ID, error_detail, validation_errors
-from .conftest import create_diagram, create_folder, create_project
+from ...helpers import UNKNOWN_ID, create_diagram, create_folder, create_project, error_detail, validation_errors
 from .zips import make_zip
 
 RESULT_FIELDS = {"diagram_count", "folder_count", "folders", "diagrams", "skipped", "current_usage", "limit",

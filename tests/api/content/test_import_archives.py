@@ -7,8 +7,7 @@ from sqlalchemy import text
 
 from trazo.extensions import db
 
-from ...helpers import error_detail
-from .conftest import create_diagram, create_folder, create_project
+from ...helpers import create_diagram, create_folder, create_project, error_detail
 from .test_import import tree, upload
 from .zips import bomb, lying_sizes, make_zip
 

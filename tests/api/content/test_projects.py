@@ -1,8 +1,7 @@
 """Projects: CRUD, counts, the project tree, ownership, validation and the query budget."""
 import pytest
 
-from ...helpers import UNKNOWN_ID, error_detail, validation_errors
-from .conftest import create_diagram, create_folder, create_project
+from ...helpers import UNKNOWN_ID, create_diagram, create_folder, create_project, error_detail, validation_errors
 
 PROJECT_FIELDS = {"id", "name", "description", "emoji", "user_id", "diagram_count", "diagram_type_counts",
                   "created_at", "updated_at"}

@@ -3,20 +3,8 @@ import pytest
 
 from trazo.services.render import cache as render_cache
 
+from ...helpers import create_diagram, create_project
 from .kroki_server import KrokiServer
-
-
-def create_project(client, **fields):
-    response = client.post("/projects", json={"name": "Project", **fields})
-    assert response.status_code == 201, response.json
-    return response.json
-
-
-def create_diagram(client, project_id, **fields):
-    body = {"title": "Diagram", "diagram_type": "mermaid", "content": "graph TD\n  A --> B", **fields}
-    response = client.post(f"/projects/{project_id}/diagrams", json=body)
-    assert response.status_code == 201, response.json
-    return response.json
 
 
 def share(client, diagram_id, **fields):

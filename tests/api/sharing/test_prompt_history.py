@@ -4,8 +4,7 @@ from sqlalchemy import func, select
 from trazo.extensions import db
 from trazo.models.sharing import PromptHistory
 
-from ...helpers import UNKNOWN_ID, error_detail, validation_errors
-from .conftest import create_diagram
+from ...helpers import UNKNOWN_ID, create_diagram, error_detail, validation_errors
 
 ENTRY_FIELDS = {"id", "diagram_id", "prompt_text", "operation_type", "created_at", "used_at"}
 

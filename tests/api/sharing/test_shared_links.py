@@ -8,8 +8,8 @@ from sqlalchemy import select
 from trazo.extensions import db
 from trazo.models.sharing import SharedLink
 
-from ...helpers import UNKNOWN_ID, error_detail, validation_errors
-from .conftest import create_diagram, create_project, share
+from ...helpers import UNKNOWN_ID, create_diagram, create_project, error_detail, validation_errors
+from .conftest import share
 
 LINK_FIELDS = {"id", "diagram_id", "token", "share_url", "access_type", "access_code", "allow_copy_code",
                "expires_at", "is_active", "created_at", "updated_at"}

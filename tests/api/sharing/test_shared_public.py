@@ -10,8 +10,8 @@ from trazo.extensions import db
 from trazo.models.base import utcnow
 from trazo.models.sharing import AccessLog, SharedLink
 
-from ...helpers import ApiClient, error_detail, validation_errors
-from .conftest import create_diagram, share
+from ...helpers import ApiClient, create_diagram, error_detail, validation_errors
+from .conftest import share
 
 DIAGRAM_FIELDS = {"title", "description", "content", "diagram_type", "rendered_content", "config",
                   "allow_copy_code", "owner_name"}

@@ -2,7 +2,7 @@
 import marshmallow as ma
 
 from ...services.audit import EVENTS
-from ..common import BaseSchema, NormalizedEmail, PageQuerySchema, Timestamp
+from ..common import BaseSchema, NormalizedEmail, PageQuerySchema, PageSchema, Timestamp
 
 
 class AuditQuerySchema(PageQuerySchema):
@@ -21,9 +21,5 @@ class AuditEntrySchema(BaseSchema):
     created_at = Timestamp(required=True)
 
 
-class AuditPageSchema(BaseSchema):
+class AuditPageSchema(PageSchema):
     items = ma.fields.List(ma.fields.Nested(AuditEntrySchema), required=True)
-    total = ma.fields.Integer(required=True)
-    page = ma.fields.Integer(required=True)
-    page_size = ma.fields.Integer(required=True)
-    total_pages = ma.fields.Integer(required=True)

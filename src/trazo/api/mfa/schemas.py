@@ -1,7 +1,7 @@
 """MFA schemas, one per direction."""
 import marshmallow as ma
 
-from ..common import BaseSchema, PageQuerySchema, Timestamp
+from ..common import BaseSchema, PageQuerySchema, PageSchema, Timestamp
 from .factors import METHODS
 
 MAX_TOKEN_LENGTH = 4096
@@ -126,9 +126,5 @@ class AdminUserSchema(BaseSchema):
     connected_ai_models = ma.fields.List(ma.fields.Dict())
 
 
-class AdminUsersPageSchema(BaseSchema):
+class AdminUsersPageSchema(PageSchema):
     items = ma.fields.List(ma.fields.Nested(AdminUserSchema), required=True)
-    total = ma.fields.Integer(required=True)
-    page = ma.fields.Integer(required=True)
-    page_size = ma.fields.Integer(required=True)
-    total_pages = ma.fields.Integer(required=True)

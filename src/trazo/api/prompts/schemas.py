@@ -2,7 +2,7 @@
 import marshmallow as ma
 
 from ...models.sharing import OPERATION_TYPES
-from ..common import BaseSchema, PageQuerySchema, Timestamp, not_blank
+from ..common import BaseSchema, PageQuerySchema, PageSchema, Timestamp, not_blank
 
 MAX_PROMPT_CHARS = 5000
 
@@ -27,9 +27,5 @@ class PromptHistorySchema(BaseSchema):
     used_at = Timestamp()
 
 
-class PromptHistoryPageSchema(BaseSchema):
+class PromptHistoryPageSchema(PageSchema):
     items = ma.fields.List(ma.fields.Nested(PromptHistorySchema), required=True)
-    total = ma.fields.Integer(required=True)
-    page = ma.fields.Integer(required=True)
-    page_size = ma.fields.Integer(required=True)
-    total_pages = ma.fields.Integer(required=True)
