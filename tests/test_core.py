@@ -22,6 +22,21 @@ def test_health_and_readiness(client):
     assert ready.json["status"] == "ok" and ready.json["checks"]["database"] == "ok"
 
 
+def test_health_probe_answers_like_the_route(client):
+    probe = client.get("/health")  # no Origin: answered below Flask
+    browser = client.get("/health", headers={"Origin": "http://localhost:5173"})  # through Flask
+    assert probe.status_code == browser.status_code == 200
+    assert probe.data == browser.data == b'{"status":"ok"}\n'
+    for name in ("Content-Type", "X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy",
+                 "Permissions-Policy"):
+        assert probe.headers[name] == browser.headers[name]
+    assert "Access-Control-Allow-Origin" not in probe.headers
+    assert browser.headers["Access-Control-Allow-Origin"] == "http://localhost:5173"
+    head = client.request("HEAD", "/health")
+    assert head.status_code == 200 and head.data == b""
+    assert client.post("/health").status_code == 405
+
+
 def test_unknown_route_is_a_localized_404(client):
     assert error_detail(client.get("/nowhere", lang="en"), 404) == "Not found"
     assert error_detail(client.get("/nowhere", lang="es"), 404) == "No encontrado"

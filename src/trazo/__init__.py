@@ -7,7 +7,6 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import web
-from .auth import register_jwt_callbacks
 from .cli import register_commands
 from .config import load_config
 from .errors import register_error_handlers
@@ -83,7 +82,6 @@ def create_app(overrides=None, env=None):
     cors.init_app(app, **web.cors_options(app.config))
     oauth.init_app(app)
 
-    register_jwt_callbacks(jwt)
     register_error_handlers(app)
     web.register_request_hooks(app)
     web.register_docs_assets(app)
@@ -91,6 +89,7 @@ def create_app(overrides=None, env=None):
     register_blueprints(app.config["API_V1_PREFIX"])
 
     register_commands(app)
+    app.wsgi_app = web.answer_health_probes(app.wsgi_app, app.config)
     if app.config["TRUSTED_PROXY_COUNT"] > 0:
         hops = app.config["TRUSTED_PROXY_COUNT"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)

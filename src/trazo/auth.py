@@ -1,20 +1,25 @@
 """Tokens, the current user and access decorators (API.md §4).
 
-Access tokens are flask-jwt-extended JWTs with `type: "access"` and `pca` (password changed at,
-Unix seconds). The MFA login token is signed with a key derived from JWT_SECRET_KEY for that
-purpose alone, so it can never pass as an access token.
+Access tokens are issued by flask-jwt-extended with `type: "access"` and `pca` (password changed
+at, Unix seconds). They are verified here with one decode per request, shared by the rate-limit
+key and the view (the extension's own check decoded each token four times and, with a per-user
+limit, looked the user up twice). The MFA login token is signed with a key derived from
+JWT_SECRET_KEY for that purpose alone, so it can never pass as an access token.
 """
 import hashlib
 import hmac
+import re
 from datetime import timedelta
 from functools import wraps
 
 import jwt as pyjwt
-from flask import current_app, g
+from flask import current_app, g, request
 from flask_babel import gettext as _
-from flask_jwt_extended import create_access_token, current_user, jwt_required
+from flask_jwt_extended import create_access_token
+from werkzeug.local import LocalProxy
 
-from .errors import Forbidden, error_response
+from .errors import Forbidden, Unauthorized
+from .extensions import db
 from .models.base import utcnow
 
 MFA_TOKEN_TYPE = "mfa"
@@ -65,68 +70,83 @@ def read_mfa_token(token):
     return claims if claims.get("type") == MFA_TOKEN_TYPE else None
 
 
-def register_jwt_callbacks(jwt):
-    """Every token problem is a localized 401 with WWW-Authenticate: Bearer."""
-    from .extensions import db
+def _bearer_token():
+    """The token of `Authorization: Bearer <token>`; None when the header is absent or of another scheme."""
+    header = request.headers.get("Authorization", "").strip().strip(",")
+    schemes = [part for part in re.split(r",\s*", header) if part and part.split()[0] == "Bearer"]
+    if len(schemes) != 1:
+        return None
+    parts = schemes[0].split()
+    return parts[1] if len(parts) == 2 else ""
+
+
+def _verify_access_token():
+    """(claims, None) for a valid access token, else (None, the 401 to answer). One decode per request."""
+    if "access_claims" in g:
+        return g.access_claims, g.access_refusal
+    claims, refusal = None, None
+    token = _bearer_token()
+    if token is None:
+        refusal = _("Not authenticated")
+    else:
+        config = current_app.config
+        try:
+            claims = pyjwt.decode(token, config["JWT_SECRET_KEY"], algorithms=[config.get("JWT_ALGORITHM", "HS256")],
+                                  options={"require": ["exp", "sub"]})
+        except pyjwt.ExpiredSignatureError:
+            refusal = _("Token has expired")
+        except pyjwt.PyJWTError:
+            refusal = _("Could not validate credentials")
+        if claims is not None and (claims.get("type") != "access" or not isinstance(claims.get("pca"), int)):
+            claims, refusal = None, _("Could not validate credentials")
+    g.access_claims, g.access_refusal = claims, refusal
+    return claims, refusal
+
+
+def token_subject():
+    """The user id of a valid access token in the request, without reading the database (rate-limit keys)."""
+    claims, _refusal = _verify_access_token()
+    return claims["sub"] if claims else None
+
+
+def authenticated_user():
+    """The active user the request's access token belongs to, or a 401 (API.md §4)."""
+    if "current_user" in g:
+        return g.current_user
+    claims, refusal = _verify_access_token()
+    if refusal:
+        raise Unauthorized(refusal)
     from .models import User
 
-    def unauthorized(message):
-        return error_response(401, message, {"WWW-Authenticate": "Bearer"})
+    user = db.session.get(User, str(claims["sub"]))
+    if user is None or not user.is_active:
+        raise Unauthorized(_("User not found or inactive"))
+    if claims["pca"] < unix_seconds(user.password_changed_at):
+        raise Unauthorized(_("Session invalidated. Please log in again."))
+    g.current_user = user
+    return user
 
-    @jwt.token_verification_loader
-    def is_access_token(_header, claims):
-        return claims.get("type") == "access" and "pca" in claims
 
-    @jwt.user_lookup_loader
-    def load_user(_header, claims):
-        user = db.session.get(User, str(claims.get("sub")))
-        if user is None or not user.is_active:
-            g.auth_failure = "user"
-            return None
-        if int(claims.get("pca", -1)) < unix_seconds(user.password_changed_at):
-            g.auth_failure = "session"
-            return None
-        return user
-
-    @jwt.user_lookup_error_loader
-    def user_lookup_error(_header, _claims):
-        if g.get("auth_failure") == "session":
-            return unauthorized(_("Session invalidated. Please log in again."))
-        return unauthorized(_("User not found or inactive"))
-
-    @jwt.unauthorized_loader
-    def missing_token(_reason):
-        return unauthorized(_("Not authenticated"))
-
-    @jwt.invalid_token_loader
-    def invalid_token(_reason):
-        return unauthorized(_("Could not validate credentials"))
-
-    @jwt.expired_token_loader
-    def expired_token(_header, _claims):
-        return unauthorized(_("Token has expired"))
-
-    @jwt.token_verification_failed_loader
-    def wrong_token(_header, _claims):
-        return unauthorized(_("Could not validate credentials"))
-
-    @jwt.revoked_token_loader
-    def revoked_token(_header, _claims):
-        return unauthorized(_("Could not validate credentials"))
+current_user = LocalProxy(authenticated_user)
 
 
 def login_required(view):
     """Require a valid access token of an active user."""
-    return jwt_required()(view)
+
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        authenticated_user()
+        return view(*args, **kwargs)
+
+    return wrapper
 
 
 def admin_required(view):
     """Require an administrator's access token (403 for other users)."""
 
     @wraps(view)
-    @jwt_required()
     def wrapper(*args, **kwargs):
-        if not current_user.is_admin:
+        if not authenticated_user().is_admin:
             raise Forbidden(_("Admin access required"))
         return view(*args, **kwargs)
 

@@ -7,7 +7,6 @@ import math
 import time
 
 from flask import current_app, request
-from flask_jwt_extended import get_jwt_identity, verify_jwt_in_request
 from limits.storage import storage_from_string
 
 COUNTER_PREFIX = "trazo-counter"
@@ -20,11 +19,9 @@ def client_address():
 
 def user_or_address():
     """Per-user key when a valid access token is present, else the address."""
-    try:
-        verify_jwt_in_request(optional=True)
-        identity = get_jwt_identity()
-    except Exception:  # an invalid token is reported by the view itself, not by the key
-        identity = None
+    from .auth import token_subject  # auth imports the models, which are not ready when this module loads
+
+    identity = token_subject()  # an invalid token is reported by the view itself, not by the key
     return f"user:{identity}" if identity else f"ip:{client_address()}"
 
 

@@ -82,20 +82,46 @@ def register_request_hooks(app):
         if request.content_length is None and "chunked" in request.headers.get("Transfer-Encoding", "").lower():
             _read_chunked_body(limit)
 
-    fixed_headers = list(SECURITY_HEADERS.items())
-    if app.config["ENV_PRODUCTION"]:
-        fixed_headers += list(PRODUCTION_HEADERS.items())
+    fixed_headers = security_headers(app.config)
     api_prefix = app.config["API_V1_PREFIX"]
 
     @app.after_request
     def add_security_headers(response):
         headers = response.headers
-        for name, value in fixed_headers:
-            if name not in headers:
-                headers.add(name, value)
-        if "Cache-Control" not in headers and request.path.startswith(api_prefix):
+        present = {name.lower() for name in headers.keys()}
+        headers.extend([(name, value) for name, value in fixed_headers if name.lower() not in present])
+        if "cache-control" not in present and request.path.startswith(api_prefix):
             headers.add("Cache-Control", "no-store")
         return response
+
+
+def security_headers(config):
+    """The headers every response carries (HSTS and CSP only in production)."""
+    headers = list(SECURITY_HEADERS.items())
+    if config["ENV_PRODUCTION"]:
+        headers += list(PRODUCTION_HEADERS.items())
+    return headers
+
+
+def answer_health_probes(wsgi_app, config):
+    """Answer `GET /health` below Flask: load balancers poll it often and it has nothing to compute.
+
+    The answer is the one the route gives (body and security headers). A request carrying an
+    Origin header comes from a browser and goes through Flask, which adds its CORS headers.
+    """
+    from .api.health.routes import HEALTH_BODY
+
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(HEALTH_BODY))),
+               *security_headers(config)]
+
+    def probe_or_app(environ, start_response):
+        if (environ.get("PATH_INFO") == "/health" and environ.get("REQUEST_METHOD") in ("GET", "HEAD")
+                and "HTTP_ORIGIN" not in environ):
+            start_response("200 OK", list(headers))
+            return [b""] if environ["REQUEST_METHOD"] == "HEAD" else [HEALTH_BODY]
+        return wsgi_app(environ, start_response)
+
+    return probe_or_app
 
 
 class NoCookieSessions(SessionInterface):

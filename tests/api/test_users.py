@@ -180,6 +180,11 @@ def test_missing_and_malformed_tokens_are_401(client, user):
                             algorithm="none")
     error_detail(client.get("/users/me", token=unsigned), 401)
     error_detail(client.get("/users/me", token=None, headers={"Authorization": f"Token {user.token}"}), 401)
+    for header in ("Bearer", f"Bearer {user.token} extra", f"Bearer {user.token}, Bearer {user.token}"):
+        response = client.get("/users/me", token=None, headers={"Authorization": header})
+        assert error_detail(response, 401) in ("Could not validate credentials", "Not authenticated"), header
+    both = f"Basic dXNlcjpwYXNz, Bearer {user.token}"  # another scheme beside ours is fine
+    assert client.get("/users/me", token=None, headers={"Authorization": both}).status_code == 200
 
 
 def test_expired_wrong_type_and_stale_tokens_are_401(app, user):

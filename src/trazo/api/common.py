@@ -5,6 +5,8 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import EXCLUDE, ValidationError
 
+from .fast_dump import dump_plan
+
 
 def _holds_nul(value):
     if isinstance(value, str):
@@ -26,6 +28,20 @@ class BaseSchema(ma.Schema):
         if _holds_nul(data):
             raise ValidationError(_("Must not contain NUL characters."))
         return data
+
+    def dump(self, obj, *, many=None):
+        """marshmallow's result through a plan built once per schema (see fast_dump)."""
+        plan = self._fast_plan()
+        if plan is None:
+            return super().dump(obj, many=many)
+        if self.many if many is None else many:
+            return [plan(item) for item in obj]
+        return plan(obj)
+
+    def _fast_plan(self):
+        if "_plan" not in self.__dict__:
+            self.__dict__["_plan"] = dump_plan(self)
+        return self.__dict__["_plan"]
 
 
 class NormalizedEmail(ma.fields.Email):

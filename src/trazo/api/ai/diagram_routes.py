@@ -1,8 +1,7 @@
 """AI repair and conversion of diagrams (/api/v1/diagrams/{id}/fix, /api/v1/diagrams/convert)."""
-from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from ...extensions import limiter
 from ...ratelimit import limit
 from . import diagram_service

@@ -1,9 +1,8 @@
 """AI settings, provider entries and stateless generation routes (/api/v1/ai)."""
 from flask.views import MethodView
-from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from ...extensions import limiter
 from ...ratelimit import limit, user_or_address
 from . import generation_service, settings_service

@@ -1,7 +1,6 @@
 """Subscription routes of the signed-in user (SEED §4.9)."""
-from flask_jwt_extended import current_user
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from . import checkout, invoices, subscriptions
 from .blueprints import subscriptions_blp as blp
 from .subscription_schemas import (

@@ -1,9 +1,8 @@
 """AI chat sessions routes (SEED §4.6): sessions, messages and the streamed reply."""
 from flask.views import MethodView
-from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from ...extensions import limiter
 from ...ratelimit import limit, user_or_address
 from ..common import MessageSchema

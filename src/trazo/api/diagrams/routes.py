@@ -3,10 +3,9 @@
 Render, fix and convert are other blueprints mounted on the same prefix.
 """
 from flask.views import MethodView
-from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from ..common import MessageSchema
 from . import service
 from .schemas import (

@@ -1,9 +1,8 @@
 """Folders routes (SEED §4.4); creation lives under /projects/{project_id}/folders."""
 from flask.views import MethodView
-from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from ..common import MessageSchema
 from . import service
 from .schemas import FolderDeleteQuerySchema, FolderSchema, FolderUpdateSchema, FolderWithDiagramsSchema

@@ -1,9 +1,8 @@
 """Administrator integrations routes (SEED §4.10)."""
 from flask.views import MethodView
-from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
-from ...auth import admin_required
+from ...auth import admin_required, current_user
 from ..common import MessageSchema
 from . import vendors
 from .schemas import (

@@ -1,8 +1,7 @@
 """Multi-factor authentication routes (SEED §4.2)."""
-from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
-from ...auth import admin_required, login_required
+from ...auth import admin_required, current_user, login_required
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..common import MessageSchema

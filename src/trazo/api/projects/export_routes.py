@@ -1,7 +1,6 @@
 """Export routes of the projects blueprint."""
-from flask_jwt_extended import current_user
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from ...extensions import limiter
 from ...ratelimit import limit, user_or_address
 from . import export_service

@@ -1,8 +1,7 @@
 """Import route of the projects blueprint."""
 from flask import request
-from flask_jwt_extended import current_user
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from ...extensions import limiter
 from ...ratelimit import limit, user_or_address
 from . import import_service

@@ -1,9 +1,8 @@
 """Projects routes, plus the folder and diagram creations nested under a project (SEED §4.4)."""
 from flask.views import MethodView
-from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from ..common import MessageSchema
 from ..diagrams import service as diagrams
 from ..diagrams.schemas import DiagramCreateSchema, DiagramSchema

@@ -1,9 +1,8 @@
 """Shared links: management by the owner and public access by token."""
 from flask.views import MethodView
-from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
-from ...auth import login_required
+from ...auth import current_user, login_required
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..common import MessageSchema
