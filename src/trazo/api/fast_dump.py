@@ -4,15 +4,13 @@
 Reading a project with its diagrams spent about 2 ms there. A dump plan is built once per schema
 instance: for each field, where its value comes from and the field's own `_serialize`. Nested
 schemas get plans of their own. A schema or field that customises more than that (dump hooks, a
-custom accessor, an overridden `serialize`) keeps marshmallow's path, so results never differ.
+custom accessor) keeps marshmallow's path, and a field that computes its value or overrides
+`serialize` is asked through `serialize` itself, so results never differ.
 """
 import marshmallow as ma
 from marshmallow import missing
 from marshmallow.decorators import POST_DUMP, PRE_DUMP
 from marshmallow.utils import get_value
-
-_UNSUPPORTED = object()
-
 
 def dump_plan(schema):
     """A function dumping one object exactly as `schema.dump` would, or None to keep marshmallow's path."""
@@ -22,10 +20,7 @@ def dump_plan(schema):
         return None
     steps = []
     for name, field in schema.dump_fields.items():
-        dump_field = _field_plan(name, field)
-        if dump_field is _UNSUPPORTED:
-            return None
-        steps.append((name if field.data_key is None else field.data_key, dump_field))
+        steps.append((name if field.data_key is None else field.data_key, _field_plan(schema, name, field)))
 
     def dump_one(obj):
         out = {}
@@ -55,9 +50,9 @@ def _reader(name, field):
     return read
 
 
-def _field_plan(name, field):
+def _field_plan(schema, name, field):
     if type(field).serialize is not ma.fields.Field.serialize or not field._CHECK_ATTRIBUTE:
-        return _UNSUPPORTED
+        return lambda obj: field.serialize(name, obj, accessor=schema.get_attribute)
     read = _reader(name, field)
     convert = _converter(field)
 
