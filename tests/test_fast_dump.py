@@ -1,5 +1,5 @@
 """Dump plans give marshmallow's own results (the HTTP suite covers every response; these cover the edges)."""
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import marshmallow as ma
@@ -8,7 +8,7 @@ from trazo.api.common import BaseSchema, Timestamp
 from trazo.api.fast_dump import dump_plan
 from trazo.api.projects.schemas import ProjectWithDiagramsSchema
 
-MOMENT = datetime(2026, 11, 22, 10, 30, 5, 123000, tzinfo=timezone.utc)
+MOMENT = datetime(2026, 11, 22, 10, 30, 5, 123000, tzinfo=UTC)
 
 
 class Inner(BaseSchema):

@@ -182,4 +182,5 @@ def _engine_options(database_url, env):
     if database_url.startswith("sqlite"):
         return {"connect_args": {"timeout": 30}}
     threads = _int(env, "GUNICORN_THREADS", 128)
-    return {"pool_pre_ping": True, "pool_size": min(threads, 10), "max_overflow": 10, "pool_recycle": 1800}
+    return {"pool_pre_ping": _bool(env, "DATABASE_POOL_PRE_PING", True), "pool_size": min(threads, 10),
+            "max_overflow": 10, "pool_recycle": 1800}

@@ -12,6 +12,7 @@ from marshmallow import missing
 from marshmallow.decorators import POST_DUMP, PRE_DUMP
 from marshmallow.utils import get_value
 
+
 def dump_plan(schema):
     """A function dumping one object exactly as `schema.dump` would, or None to keep marshmallow's path."""
     if schema._hooks[PRE_DUMP] or schema._hooks[POST_DUMP]:
