@@ -20,6 +20,7 @@ from werkzeug.local import LocalProxy
 
 from .errors import Forbidden, Unauthorized
 from .extensions import db
+from .models import User
 from .models.base import utcnow
 
 MFA_TOKEN_TYPE = "mfa"
@@ -116,8 +117,6 @@ def authenticated_user():
     claims, refusal = _verify_access_token()
     if refusal:
         raise Unauthorized(refusal)
-    from .models import User
-
     user = db.session.get(User, str(claims["sub"]))
     if user is None or not user.is_active:
         raise Unauthorized(_("User not found or inactive"))
