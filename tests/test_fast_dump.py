@@ -16,6 +16,10 @@ class Inner(BaseSchema):
     size = ma.fields.Integer(dump_default=7)
 
 
+class Plain(ma.Schema):
+    note = ma.fields.String()
+
+
 class Outer(BaseSchema):
     id = ma.fields.String()
     renamed = ma.fields.String(data_key="shown_as")
@@ -30,6 +34,7 @@ class Outer(BaseSchema):
     many = ma.fields.List(ma.fields.Nested(Inner))
     picked = ma.fields.Nested(Inner, only=("label",), many=True)
     plucked = ma.fields.Pluck(Inner, "label", many=True)
+    plain = ma.fields.Nested(Plain)
     computed = ma.fields.Method("compute")
     constant = ma.fields.Function(lambda obj: "fixed")
 
@@ -51,7 +56,7 @@ def sample(**changes):
     values = {"id": "p1", "renamed": "r", "elsewhere": "from attribute", "flag": 1, "ratio": 2,
               "when": MOMENT, "counts": {"mermaid": 3}, "raw": {"a": [1, 2]}, "tags": ["x", 5],
               "one": {"label": "inner", "size": "12"}, "many": [{"label": "a"}, SimpleNamespace(label="b", size=2)],
-              "picked": [{"label": "c", "size": 9}], "plucked": [{"label": "d"}]}
+              "picked": [{"label": "c", "size": 9}], "plucked": [{"label": "d"}], "plain": {"note": "n", "other": 1}}
     values.update(changes)
     return values
 

