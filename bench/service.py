@@ -94,18 +94,23 @@ class Gunicorn:
         return sorted(pids)
 
     @staticmethod
-    def peak_rss_kib(pid):
+    def rss_kib(pid, field="VmHWM"):
+        """Peak (VmHWM) or current (VmRSS) resident memory of a process, in KiB."""
         try:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1])
         except OSError:
             return 0
         return 0
 
     def peak_worker_memory_mib(self):
-        peaks = [self.peak_rss_kib(pid) for pid in self.worker_pids()]
+        peaks = [self.rss_kib(pid) for pid in self.worker_pids()]
         return round(max(peaks) / 1024, 1) if peaks else 0.0
+
+    def worker_memory_mib(self):
+        """Current resident memory of each worker."""
+        return {pid: round(self.rss_kib(pid, "VmRSS") / 1024, 1) for pid in self.worker_pids()}
 
     def stop(self):
         if self.process.poll() is None:

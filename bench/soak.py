@@ -1,5 +1,6 @@
 """make soak: 60 s of mixed load on PostgreSQL + Redis while a worker is killed and PostgreSQL restarts;
-then every write the service acknowledged (201) is read back: none may be lost.
+then every write the service acknowledged (201) is read back: none may be lost. The resident memory
+of each worker is sampled every 5 s; the report shows how it moved over the run.
 
     .venv/bin/python -m bench.soak [--seconds 60] [--writers 4] [--readers 4]
 """
@@ -67,6 +68,23 @@ def reader(base_url, token, tally, stop):
         tally.count(f"read {status}")
 
 
+def sample_memory(service, samples, stop, every=5.0):
+    started = time.monotonic()
+    while not stop.wait(every):
+        samples.append((time.monotonic() - started, service.worker_memory_mib()))
+
+
+def memory_report(samples):
+    """First and last resident memory of every worker seen in two or more samples."""
+    seen = collections.defaultdict(list)
+    for moment, memory in samples:
+        for pid, mib in memory.items():
+            if mib:  # 0 once the process is gone
+                seen[pid].append((moment, mib))
+    return [f"worker {pid} RSS {points[0][1]} MiB at t={points[0][0]:.0f}s -> {points[-1][1]} MiB at "
+            f"t={points[-1][0]:.0f}s" for pid, points in sorted(seen.items()) if len(points) > 1]
+
+
 def verify(base_url, token, tally):
     api = Api(base_url, token)
     lost = []
@@ -88,7 +106,7 @@ def main():
     reset_database(env)
     (ROOT / "bench-results").mkdir(exist_ok=True)
     service = Gunicorn(env, log_path=ROOT / "bench-results" / "soak-service.log")
-    tally, stop, events = Tally(), threading.Event(), []
+    tally, stop, events, samples = Tally(), threading.Event(), [], []
     try:
         _email, token = register_and_login(service.base_url)
         project_id = Api(service.base_url, token).post("/projects", json={"name": "Soak"}).json()["id"]
@@ -96,6 +114,7 @@ def main():
                    for _ in range(args.writers)]
         threads += [threading.Thread(target=reader, args=(service.base_url, token, tally, stop))
                     for _ in range(args.readers)]
+        threads.append(threading.Thread(target=sample_memory, args=(service, samples, stop)))
         for thread in threads:
             thread.start()
         started = time.monotonic()
@@ -116,6 +135,7 @@ def main():
         stop.set()
         service.stop()
 
+    events += memory_report(samples)
     print("\n".join(events))
     for label, count in sorted(tally.outcomes.items()):
         print(f"{label:32} {count}")
