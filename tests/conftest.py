@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 
 from trazo import create_app
 from trazo.extensions import db, limiter
@@ -120,3 +121,30 @@ def user(admin, make_user):
 @pytest.fixture
 def other_user(admin, make_user):
     return make_user(email="other@example.com")
+
+
+@pytest.fixture
+def count_queries(app):
+    """Count the SQL statements a block of requests runs: `with count_queries() as counted: ...`."""
+
+    class Counter:
+        def __init__(self):
+            self.statements = []
+
+        def __enter__(self):
+            with app.app_context():
+                self.engine = db.engine
+            event.listen(self.engine, "before_cursor_execute", self._record)
+            return self
+
+        def __exit__(self, *exc):
+            event.remove(self.engine, "before_cursor_execute", self._record)
+
+        def _record(self, _conn, _cursor, statement, *_args):
+            self.statements.append(statement)
+
+        @property
+        def count(self):
+            return len(self.statements)
+
+    return Counter

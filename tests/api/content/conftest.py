@@ -1,8 +1,5 @@
-"""Fixtures of the content area: data made over HTTP, tight rate limits, a SQL statement counter."""
+"""Fixtures of the content area: data made over HTTP and tight rate limits."""
 import pytest
-from sqlalchemy import event
-
-from trazo.extensions import db
 
 from ...helpers import create_diagram, create_folder, create_project
 
@@ -30,30 +27,3 @@ def tight_limit(app, monkeypatch):
         monkeypatch.setitem(app.config, f"RATE_LIMIT_{name}", value)
 
     return set_limit
-
-
-@pytest.fixture
-def count_queries(app):
-    """Count the SQL statements a block of requests runs: `with count_queries() as counted: ...`."""
-
-    class Counter:
-        def __init__(self):
-            self.statements = []
-
-        def __enter__(self):
-            with app.app_context():
-                self.engine = db.engine
-            event.listen(self.engine, "before_cursor_execute", self._record)
-            return self
-
-        def __exit__(self, *exc):
-            event.remove(self.engine, "before_cursor_execute", self._record)
-
-        def _record(self, _conn, _cursor, statement, *_args):
-            self.statements.append(statement)
-
-        @property
-        def count(self):
-            return len(self.statements)
-
-    return Counter
