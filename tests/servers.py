@@ -4,6 +4,7 @@ import email.policy
 import socket
 import threading
 import time
+from http.server import ThreadingHTTPServer
 
 from aiosmtpd.controller import Controller
 
@@ -12,6 +13,27 @@ def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+class LocalHttpServer:
+    """A threaded HTTP server on 127.0.0.1 (a free port) answering with `handler_class`."""
+
+    def __init__(self, handler_class):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler_class)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def origin(self):
+        return f"http://127.0.0.1:{self.httpd.server_port}"
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 class _MailHandler:

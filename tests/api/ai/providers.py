@@ -16,11 +16,11 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from ...servers import free_port
+from ...servers import LocalHttpServer
 
 PROTOCOLS = ("openai", "anthropic", "gemini")
 ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
@@ -51,7 +51,7 @@ class Reply:
         return [self.text[i:i + 8] for i in range(0, len(self.text), 8)] or [""]
 
 
-class FakeProvider:
+class FakeProvider(LocalHttpServer):
     """A provider server; `url` is the base URL to put in the settings (e.g. OPENAI_BASE_URL)."""
 
     def __init__(self, protocol):
@@ -62,23 +62,13 @@ class FakeProvider:
         self.requests = []
         self.default = Reply()
         self.disconnected = threading.Event()
-        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), _Handler)
-        self.server.daemon_threads = True
-        self.server.fake = self
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(_Handler)
+        self.httpd.fake = self
 
     @property
     def url(self):
         prefix = "/v1beta" if self.protocol == "gemini" else "/v1"
-        return f"http://127.0.0.1:{self.server.server_address[1]}{prefix}"
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        return f"{self.origin}{prefix}"
 
     def reset(self):
         with self.lock:

@@ -4,14 +4,15 @@ import base64
 import hashlib
 import json
 import secrets
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from joserfc import jwt
 from joserfc.jwk import RSAKey
+
+from ...servers import LocalHttpServer
 
 
 @dataclass
@@ -46,7 +47,7 @@ class Reply:
     headers: dict = field(default_factory=dict)
 
 
-class FakeService:
+class FakeService(LocalHttpServer):
     """Dispatches (method, path) to handlers and records every request."""
 
     def __init__(self):
@@ -77,23 +78,15 @@ class FakeService:
             def log_message(self, *_args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(Handler)
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return self.origin
 
     def route(self, method, path, handler):
         self.routes[(method, path)] = handler
 
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
 
     def received(self, method, path):
         return [request for request in self.requests if request.method == method and request.path == path]

@@ -5,34 +5,26 @@ It answers POST /{type}/svg (the source as the text/plain body) the way Kroki do
 it does not know. `mode` makes it fail on
 purpose: "down" answers 503, "slow" waits before answering.
 """
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from trazo.services.render import DiagramSyntaxError
 from trazo.services.render.local import LocalRenderer
 
+from ...servers import LocalHttpServer
 
-class KrokiServer:
+
+class KrokiServer(LocalHttpServer):
     def __init__(self):
         self.renderer = LocalRenderer({}, timeout=10)
         self.mode = "ok"
         self.slow_seconds = 3
         self.requests = []
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.httpd.server_port}"
-
-    def start(self):
-        self.thread.start()
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        return self.origin
 
     def reset(self):
         self.mode = "ok"

@@ -6,11 +6,11 @@ from sqlalchemy import exists, func, select
 from sqlalchemy.exc import IntegrityError
 
 from ...cli import seeder
-from ...errors import NotFound
 from ...extensions import db
 from ...models import User
 from ...models.billing import CURRENT_STATUSES, FREE_PLAN_CODE, Plan, PlanPrice, Subscription
 from ...models.user import ROLE_ADMIN
+from ..common import found_or_404
 from .money import to_major
 
 FREE_PLAN_NAME = "Free"
@@ -134,10 +134,7 @@ def list_all_plans():
 
 
 def plan_or_404(plan_id):
-    plan = db.session.get(Plan, str(plan_id))
-    if plan is None:
-        raise NotFound(_("Plan not found"))
-    return plan
+    return found_or_404(db.session.get(Plan, str(plan_id)), _("Plan not found"))
 
 
 def get_plan(plan_id):

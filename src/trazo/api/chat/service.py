@@ -2,29 +2,26 @@
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
-from ...errors import BadRequest, NotFound
+from ...errors import BadRequest
 from ...extensions import db
 from ...models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession
+from ..common import found_or_404
 from ..projects.access import owned_diagram
 
 
 def owned_session(user, session_id):
     """The caller's chat session `session_id`, or NotFound (another user's session included)."""
-    session = db.session.scalar(select(ChatSession).where(ChatSession.id == str(session_id),
-                                                          ChatSession.user_id == user.id))
-    if session is None:
-        raise NotFound(_("Chat session not found"))
-    return session
+    return found_or_404(db.session.scalar(select(ChatSession).where(ChatSession.id == str(session_id),
+                                                                    ChatSession.user_id == user.id)),
+                        _("Chat session not found"))
 
 
 def owned_message(user, session_id, message_id):
     """A message of the caller's session `session_id`; a message of any other session is NotFound."""
     session = owned_session(user, session_id)
-    message = db.session.scalar(select(ChatMessage).where(ChatMessage.id == str(message_id),
-                                                          ChatMessage.session_id == session.id))
-    if message is None:
-        raise NotFound(_("Message not found"))
-    return message
+    return found_or_404(db.session.scalar(select(ChatMessage).where(ChatMessage.id == str(message_id),
+                                                                    ChatMessage.session_id == session.id)),
+                        _("Message not found"))
 
 
 def _message_counts(session_ids):

@@ -7,11 +7,12 @@ from flask_babel import gettext as _
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from ...errors import BadRequest, Conflict, NotFound
+from ...errors import BadRequest, Conflict
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.security import IntegrationVendor
 from ...services import audit, crypto
+from ..common import found_or_404
 from .catalogue import CATEGORIES, OAUTH, masked_config, merged_config, vendor_type
 from .checks import CheckFailed, run_check
 
@@ -39,10 +40,7 @@ def describe(vendor):
 
 
 def _get(vendor_id):
-    vendor = db.session.get(IntegrationVendor, vendor_id)
-    if vendor is None:
-        raise NotFound(_("Vendor configuration not found"))
-    return vendor
+    return found_or_404(db.session.get(IntegrationVendor, vendor_id), _("Vendor configuration not found"))
 
 
 def _audit(admin, event, vendor, **details):

@@ -2,11 +2,10 @@
 from flask_babel import gettext as _
 from sqlalchemy import func, or_, select
 
-from ...errors import NotFound
 from ...extensions import db
 from ...models import User
 from ...services import audit
-from ..common import page_envelope
+from ..common import found_or_404, page_envelope
 from . import factors, usage
 from .mail import send_disabled_notice
 
@@ -50,9 +49,7 @@ def list_users(page, page_size, search):
 
 def reset_mfa(admin, user_id):
     """Turn every factor of a user off (lost phone and recovery codes)."""
-    target = db.session.get(User, user_id)
-    if target is None:
-        raise NotFound(_("User not found"))
+    target = found_or_404(db.session.get(User, user_id), _("User not found"))
     if not target.mfa_enabled and not target.mfa_methods:
         return {"message": _("The user does not have MFA enabled")}
     factors.forget_everything(target)

@@ -2,16 +2,13 @@
 from flask_babel import gettext as _
 from sqlalchemy import select
 
-from ...errors import NotFound
 from ...extensions import db
 from ...models.content import Diagram, Folder, Project
+from ..common import found_or_404
 
 
 def _owned(statement, message):
-    found = db.session.scalar(statement)
-    if found is None:
-        raise NotFound(message)
-    return found
+    return found_or_404(db.session.scalar(statement), message)
 
 
 def owned_project(user, project_id):

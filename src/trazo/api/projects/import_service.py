@@ -6,7 +6,7 @@ from flask_babel import gettext as _
 from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from ...errors import AppError, BadRequest, Forbidden, NotFound
+from ...errors import AppError, BadRequest, Forbidden
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.content import (
@@ -18,6 +18,7 @@ from ...models.content import (
     default_user_preferences,
 )
 from ..billing.limits import ensure_within_plan
+from ..common import found_or_404
 from .access import owned_project
 from .fields import DESCRIPTION_MAX, NAME_MAX
 from .import_files import Upload, check_request_limits, upload_name
@@ -30,10 +31,9 @@ log = logging.getLogger(__name__)
 def _target_folder(project, folder_id):
     if not folder_id:
         return None
-    folder = db.session.scalar(select(Folder).where(Folder.id == str(folder_id), Folder.project_id == project.id))
-    if folder is None:
-        raise NotFound(_("Folder not found"))
-    return folder
+    return found_or_404(db.session.scalar(select(Folder).where(Folder.id == str(folder_id),
+                                                               Folder.project_id == project.id)),
+                        _("Folder not found"))
 
 
 def _read_uploads(files):

@@ -4,11 +4,10 @@ import hashlib
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
-from ...errors import NotFound
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.sharing import PromptHistory
-from ..common import page_envelope
+from ..common import found_or_404, page_envelope
 from ..projects.access import owned_diagram
 
 LIKE_ESCAPE = "\\"
@@ -62,10 +61,9 @@ def save_prompt(user, prompt_text, operation_type, diagram_id=None):
 
 
 def delete_prompt(user, entry_id):
-    entry = db.session.scalar(select(PromptHistory).where(PromptHistory.id == str(entry_id),
-                                                          PromptHistory.user_id == user.id))
-    if entry is None:
-        raise NotFound(_("Prompt history entry not found"))
+    entry = found_or_404(db.session.scalar(select(PromptHistory).where(PromptHistory.id == str(entry_id),
+                                                                       PromptHistory.user_id == user.id)),
+                         _("Prompt history entry not found"))
     db.session.delete(entry)
     db.session.commit()
     return {"message": _("Prompt history entry deleted successfully")}

@@ -5,12 +5,12 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select, update
 
-from ...errors import NotFound
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram
 from ...models.sharing import ACCESS_PROTECTED, SharedLink
 from ...services.passwords import hash_password
+from ..common import found_or_404
 from ..projects.access import owned_diagram
 from .share_tokens import new_access_code, new_link_token
 
@@ -31,11 +31,9 @@ def _expiry(days):
 
 
 def _owned_link(user, link_id):
-    link = db.session.scalar(select(SharedLink).where(SharedLink.id == str(link_id),
-                                                      SharedLink.user_id == user.id))
-    if link is None:
-        raise NotFound(_("Shared link not found"))
-    return link
+    return found_or_404(db.session.scalar(select(SharedLink).where(SharedLink.id == str(link_id),
+                                                                   SharedLink.user_id == user.id)),
+                        _("Shared link not found"))
 
 
 def create_link(user, data):
