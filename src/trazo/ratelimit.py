@@ -19,7 +19,7 @@ def client_address():
 
 def user_or_address():
     """Per-user key when a valid access token is present, else the address."""
-    from .auth import token_subject  # auth imports the models, which are not ready when this module loads
+    from .auth import token_subject  # auth imports the extensions, which import this module
 
     identity = token_subject()  # an invalid token is reported by the view itself, not by the key
     return f"user:{identity}" if identity else f"ip:{client_address()}"
