@@ -1,6 +1,8 @@
 """Settings from the environment (API.md §12), built once per create_app() call."""
 import base64
+import binascii
 import json
+import logging
 import os
 import secrets
 from pathlib import Path
@@ -8,6 +10,10 @@ from pathlib import Path
 ENVIRONMENTS = ("production", "development", "testing")
 REQUIRED_SECRETS = ("SECRET_KEY", "JWT_SECRET_KEY", "ENCRYPTION_KEYS")
 TRANSLATION_DOMAINS = ("messages", "content", "sharing", "security", "ai", "chat", "billing")
+MIN_SECRET_BYTES = 32
+FERNET_KEY_BYTES = 32
+
+log = logging.getLogger("trazo.config")
 
 
 class ConfigError(RuntimeError):
@@ -63,6 +69,32 @@ def _generated_secrets(instance_path):
     return stored
 
 
+def _is_fernet_key(key):
+    try:
+        return len(base64.urlsafe_b64decode(key.encode("ascii"))) == FERNET_KEY_BYTES
+    except (UnicodeEncodeError, binascii.Error, ValueError):
+        return False
+
+
+def _check_production_secrets(env):
+    """Refuse short signing secrets and anything in ENCRYPTION_KEYS that is not a Fernet key;
+    the message names the setting, never its value."""
+    for name in ("SECRET_KEY", "JWT_SECRET_KEY"):
+        if len(env[name].encode()) < MIN_SECRET_BYTES:
+            raise ConfigError(f"{name} must be at least {MIN_SECRET_BYTES} bytes long in production")
+    keys = _list(env["ENCRYPTION_KEYS"])
+    bad = [str(position) for position, key in enumerate(keys, 1) if not _is_fernet_key(key)]
+    if not keys or bad:
+        raise ConfigError("ENCRYPTION_KEYS must be a comma-separated list of Fernet keys (32 url-safe "
+                          f"base64-encoded bytes); not a Fernet key: entry {', '.join(bad) or '1'}")
+
+
+def _warn_about_console_email(email_backend, smtp_host):
+    if email_backend != "smtp" or not smtp_host:
+        log.warning("e-mail is not configured (SMTP_HOST is not set): messages are not delivered, only "
+                    "their recipient and subject are logged, until an administrator sets an e-mail vendor")
+
+
 def load_config(env, instance_path):
     """Return the Flask config mapping for this environment; fail fast when production lacks secrets."""
     app_env = (env.get("APP_ENV") or "production").strip().lower()
@@ -73,6 +105,8 @@ def load_config(env, instance_path):
     missing = [name for name in REQUIRED_SECRETS if not env.get(name)]
     if missing and production:
         raise ConfigError(f"missing required settings in production: {', '.join(missing)}")
+    if production:
+        _check_production_secrets(env)
     generated = _generated_secrets(instance_path) if missing else {}
 
     def secret(name):
@@ -83,6 +117,9 @@ def load_config(env, instance_path):
     database_url = env.get("DATABASE_URL") or f"sqlite:///{Path(instance_path) / 'trazo.db'}"
     storage_uri = env.get("RATELIMIT_STORAGE_URI") or "memory://"
     max_body = _int(env, "MAX_REQUEST_BODY_BYTES", 5 * 1024 * 1024)
+    email_backend = (env.get("EMAIL_BACKEND") or ("smtp" if smtp_host else "console")).lower()
+    if production:
+        _warn_about_console_email(email_backend, smtp_host)
 
     return {
         "APP_ENV": app_env,
@@ -97,6 +134,7 @@ def load_config(env, instance_path):
         "ACCESS_TOKEN_EXPIRES": _int(env, "ACCESS_TOKEN_EXPIRES", 2 * 24 * 3600),
         "MFA_ACCESS_TOKEN_EXPIRES": 5 * 24 * 3600,
         "MFA_TOKEN_EXPIRES": 300,
+        "RECENT_SIGN_IN_SECONDS": _int(env, "RECENT_SIGN_IN_SECONDS", 15 * 60),
         # Database
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SQLALCHEMY_ENGINE_OPTIONS": _engine_options(database_url, env),
@@ -105,6 +143,8 @@ def load_config(env, instance_path):
         "MAX_CONTENT_LENGTH": max_body,
         "MAX_REQUEST_BODY_BYTES": max_body,
         "MAX_IMPORT_UPLOAD_BYTES": _int(env, "MAX_IMPORT_UPLOAD_BYTES", 20 * 1024 * 1024),
+        "MAX_DIAGRAM_CONTENT_BYTES": _int(env, "MAX_DIAGRAM_CONTENT_BYTES", 1024 * 1024),
+        "MAX_SKETCH_CONTENT_BYTES": _int(env, "MAX_SKETCH_CONTENT_BYTES", 5 * 1024 * 1024),
         # Language
         "DEFAULT_LANGUAGE": (env.get("DEFAULT_LANGUAGE") or "en").lower(),
         "LANGUAGES": ("en", "es"),
@@ -124,7 +164,7 @@ def load_config(env, instance_path):
         "RATELIMIT_KEY_PREFIX": "trazo",
         "REDIS_URL": storage_uri if storage_uri.startswith(("redis://", "rediss://")) else None,
         # E-mail
-        "EMAIL_BACKEND": (env.get("EMAIL_BACKEND") or ("smtp" if smtp_host else "console")).lower(),
+        "EMAIL_BACKEND": email_backend,
         "EMAIL_ASYNC": app_env != "testing",
         "SMTP_HOST": smtp_host,
         "SMTP_PORT": _int(env, "SMTP_PORT", 25),
@@ -132,6 +172,7 @@ def load_config(env, instance_path):
         "SMTP_PASSWORD": env.get("SMTP_PASSWORD") or "",
         "SMTP_STARTTLS": _bool(env, "SMTP_STARTTLS", False),
         "SMTP_TIMEOUT": _int(env, "SMTP_TIMEOUT", 15),
+        "EMAIL_TIMEOUT": _int(env, "EMAIL_TIMEOUT", 30),
         "MAIL_FROM": env.get("MAIL_FROM") or "Trazo <noreply@localhost>",
         # Rendering
         "RENDER_BACKEND": (env.get("RENDER_BACKEND") or "kroki").lower(),
@@ -139,6 +180,10 @@ def load_config(env, instance_path):
         "RENDER_TIMEOUT": _int(env, "RENDER_TIMEOUT", 30),
         "PLANTUML_JAR": env.get("PLANTUML_JAR") or "",
         "RENDER_MAX_SVG_BYTES": _int(env, "RENDER_MAX_SVG_BYTES", 10 * 1024 * 1024),
+        "RENDER_MAX_SOURCE_BYTES": _int(env, "RENDER_MAX_SOURCE_BYTES", 100_000),
+        "RENDER_MAX_GRAPH_EDGES": _int(env, "RENDER_MAX_GRAPH_EDGES", 2000),
+        "RENDER_CPU_SECONDS": _int(env, "RENDER_CPU_SECONDS", 10),
+        "RENDER_MEMORY_MB": _int(env, "RENDER_MEMORY_MB", 512),
         # AI
         "OPENAI_BASE_URL": env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
         "ANTHROPIC_BASE_URL": env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com/v1",
@@ -146,6 +191,8 @@ def load_config(env, instance_path):
         "DEEPSEEK_BASE_URL": env.get("DEEPSEEK_BASE_URL") or "https://api.deepseek.com/v1",
         "MINIMAX_BASE_URL": env.get("MINIMAX_BASE_URL") or "https://api.minimax.io/v1",
         "AI_TIMEOUT": _int(env, "AI_TIMEOUT", 120),
+        "AI_MAX_RESPONSE_BYTES": _int(env, "AI_MAX_RESPONSE_BYTES", 4 * 1024 * 1024),
+        "AI_ALLOWED_PRIVATE_HOSTS": _list(env.get("AI_ALLOWED_PRIVATE_HOSTS")),
         # Payments
         "STRIPE_SECRET_KEY": env.get("STRIPE_SECRET_KEY") or "",
         "STRIPE_WEBHOOK_SECRET": env.get("STRIPE_WEBHOOK_SECRET") or "",
@@ -154,6 +201,7 @@ def load_config(env, instance_path):
         "STRIPE_TIMEOUT": _int(env, "STRIPE_TIMEOUT", 30),
         "FREE_PLAN_MAX_PROJECTS": _optional_int(env, "FREE_PLAN_MAX_PROJECTS"),
         "FREE_PLAN_MAX_DIAGRAMS": _optional_int(env, "FREE_PLAN_MAX_DIAGRAMS"),
+        "FREE_PLAN_MAX_STORAGE_MB": _int(env, "FREE_PLAN_MAX_STORAGE_MB", 100),
         # OAuth
         "GOOGLE_CLIENT_ID": env.get("GOOGLE_CLIENT_ID") or "",
         "GOOGLE_CLIENT_SECRET": env.get("GOOGLE_CLIENT_SECRET") or "",
@@ -164,6 +212,7 @@ def load_config(env, instance_path):
         or "https://accounts.google.com/.well-known/openid-configuration",
         "GITHUB_API_BASE": (env.get("GITHUB_API_BASE") or "https://api.github.com").rstrip("/"),
         "GITHUB_OAUTH_BASE": (env.get("GITHUB_OAUTH_BASE") or "https://github.com").rstrip("/"),
+        "OAUTH_TIMEOUT": _int(env, "OAUTH_TIMEOUT", 20),
         # Passwords: argon2id with OWASP's recommended cost (19 MiB, 2 passes); tests lower it. Hashes
         # made with other parameters are upgraded at the next successful login.
         "ARGON2_TIME_COST": _int(env, "ARGON2_TIME_COST", 2),

@@ -113,6 +113,15 @@ class TooManyRequests(AppError):
                          headers={"Retry-After": str(retry_after)})
 
 
+class AccountLocked(TooManyRequests):
+    """Too many wrong passwords or codes for one account: locked for `seconds`."""
+
+    def __init__(self, seconds):
+        minutes = max(1, -(-int(seconds) // 60))
+        super().__init__(seconds, _("Account temporarily locked after multiple failed attempts. "
+                                    "Try again in %(minutes)s minutes.", minutes=minutes))
+
+
 class UpstreamError(AppError):
     """An outside service (AI provider, renderer, payment or e-mail provider) failed."""
 

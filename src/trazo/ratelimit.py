@@ -38,6 +38,7 @@ DEFAULT_LIMITS = {
     "RATE_LIMIT_MFA_VERIFY": "10/5 minutes",
     "RATE_LIMIT_OAUTH_CALLBACK": "10/minute",
     "RATE_LIMIT_RENDER": "60/minute",
+    "RATE_LIMIT_RENDER_MISS": "10/minute",
     "RATE_LIMIT_SHARED_PUBLIC": "60/minute",
     "RATE_LIMIT_EXPORT": "30/minute",
     "RATE_LIMIT_EXPORT_SUMMARY": "60/minute",
@@ -81,3 +82,31 @@ class Counter:
 
     def clear(self):
         self._storage().clear(self.key)
+
+
+class Lockout:
+    """Failures of one kind for one subject (an e-mail, an account); `limit` of them within `seconds`
+    lock the subject for `seconds`, whatever it sends meanwhile."""
+
+    def __init__(self, name, key, limit, seconds):
+        self.failures = Counter(f"{name}-failures", key)
+        self.lock = Counter(f"{name}-lock", key)
+        self.limit, self.seconds = limit, seconds
+
+    def seconds_left(self):
+        """Whole seconds the lock still lasts; 0 when the subject is not locked."""
+        return self.lock.seconds_left()
+
+    def fail(self):
+        """Count one failure; True only for the failure that locks (once per lock, even under concurrency)."""
+        if self.failures.hit(self.seconds) < self.limit:
+            return False
+        self.failures.clear()
+        return self.lock.hit(self.seconds) == 1
+
+    def succeed(self):
+        self.failures.clear()
+
+    def clear(self):
+        self.failures.clear()
+        self.lock.clear()

@@ -17,6 +17,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -267,16 +268,20 @@ def provider_servers():
 
 @pytest.fixture
 def fake_providers(app, provider_servers):
-    """The fake servers, emptied, with every provider base URL pointed at them.
+    """The fake servers, emptied, with every provider base URL pointed at them (and allowed as private hosts).
 
     OpenAI, DeepSeek and MiniMax share the OpenAI-protocol server; their requests are told apart
     by a path prefix (`/openai/v1/...`, `/deepseek/v1/...`, `/minimax/v1/...`).
     """
-    saved = {name: app.config[name] for name in (*ENDPOINT_SETTINGS, "AI_TIMEOUT")}
+    saved = {name: app.config[name] for name in (*ENDPOINT_SETTINGS, "AI_TIMEOUT", "AI_ALLOWED_PRIVATE_HOSTS")}
     for name, (protocol, prefix) in ENDPOINT_SETTINGS.items():
         server = getattr(provider_servers, protocol)
         app.config[name] = re.sub(r"(:\d+)", rf"\1{prefix}", server.url, count=1)
     app.config["AI_TIMEOUT"] = 5
+    # Users' self-hosted base URLs point at the fakes on 127.0.0.1: the operator allows exactly those.
+    app.config["AI_ALLOWED_PRIVATE_HOSTS"] = [urlsplit(server.url).netloc for server in
+                                              (provider_servers.openai, provider_servers.anthropic,
+                                               provider_servers.gemini)]
     provider_servers.reset()
     yield provider_servers
     app.config.update(saved)

@@ -75,10 +75,10 @@ def fix_diagram(user, diagram_id, data):
 def _is_data_model(code, source):
     """Whether the source describes a data model, the only kind of diagram DBML can express."""
     if source == "mermaid":
-        return re.search(r"^\s*erDiagram\b", code, re.MULTILINE) is not None
+        return re.search(r"^[^\S\n]*erDiagram\b", code, re.MULTILINE) is not None
     if source == "plantuml":
-        return bool(re.search(r"^\s*entity\s", code, re.MULTILINE)
-                    or (re.search(r"^\s*class\s", code, re.MULTILINE) and re.search(r"<<\s*[PF]K\s*>>", code)))
+        return bool(re.search(r"^[^\S\n]*entity\s", code, re.MULTILINE)
+                    or (re.search(r"^[^\S\n]*class\s", code, re.MULTILINE) and re.search(r"<<\s*[PF]K\s*>>", code)))
     return re.search(r"shape\s*:\s*sql_table", code) is not None
 
 

@@ -41,6 +41,8 @@ def _http_url(value):
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValidationError(_("Must be an http or https URL."))
+    if "@" in parts.netloc:  # a user name or password would be sent on as Basic auth
+        raise ValidationError(_("The URL must not contain a user name or password."))
 
 
 class BaseUrl(ma.fields.String):

@@ -144,6 +144,7 @@ def _config_from(data):
 def add_provider(user, data):
     """Validate the key against the provider, then append the entry (the first one is the default)."""
     config = _config_from(data)
+    db.session.close()  # the provider may take AI_TIMEOUT seconds: hold no pooled connection meanwhile
     probe(config)  # a key, model or server the provider refuses is answered with the provider's reason
     _ensure_settings(user, lock=True)
     entries = _providers(user, lock=True)
@@ -172,10 +173,11 @@ def update_provider(user, provider_index, data):
                                             count=MIN_KEY_LENGTH))
     model = data.get("model") or entry.model
     base_url = (data.get("base_url") or entry.base_url) if spec.base_url_setting is None else None
-    if new_key is not None or model != entry.model or base_url != entry.base_url:
-        key = new_key if new_key is not None else crypto.decrypt(entry.api_key_encrypted)
+    changed = new_key is not None or model != entry.model or base_url != entry.base_url
+    key = new_key if new_key is not None else crypto.decrypt(entry.api_key_encrypted)
+    db.session.close()  # no connection held (nor lock taken) during the probe, which may take seconds
+    if changed:
         probe(ProviderConfig(entry.provider, key, model, base_url))
-    db.session.rollback()  # lock only after the probe, which may take seconds
     _ensure_settings(user, lock=True)
     entries = _providers(user, lock=True)
     entry = _entry_at(entries, provider_index)
@@ -225,6 +227,7 @@ def set_auto_fix(user, enabled):
 def test_provider(data):
     """Try a key without saving it; the outcome is always an answer, never an error status."""
     config = _config_from(data)
+    db.session.close()
     try:
         probe(config)
     except AIProviderError as exc:

@@ -89,6 +89,7 @@ def _ask_streamed(turn, system, messages, channel):
     """Forward the visible text as `token` events; think text is kept apart, never sent as tokens."""
     hidden = ThinkFilter()
     parts = []
+    window = ""  # the newest visible text, enough to see a start marker split across deltas
     started = announced = False
     with stream(turn.config, system, messages, max_tokens=CODE_BUDGET) as upstream:
         channel.watch(upstream)
@@ -102,10 +103,11 @@ def _ask_streamed(turn, system, messages, channel):
             if not visible:
                 continue
             if not announced:
-                recent = "".join(parts)[-MARKER_WINDOW:] + visible
+                recent = window + visible
                 if has_start_marker(recent) or (turn.mode == CODE and "```" in recent):
                     announced = True
                     _phase(channel, "generating")
+                window = recent[-MARKER_WINDOW:]
             parts.append(visible)
             channel.emit({"type": "token", "content": visible})
         truncated = upstream.truncated
@@ -213,7 +215,9 @@ def run_turn(turn, channel, streamed):
 
 def send_message(user, session_id, data):
     """The non-streamed route: the saved reply, or an error-role message when the provider failed."""
-    return run_turn(turns.start_turn(user, session_id, data), Quiet(), streamed=False)
+    turn = turns.start_turn(user, session_id, data)
+    db.session.close()  # hold no pooled connection while the provider answers
+    return run_turn(turn, Quiet(), streamed=False)
 
 
 def stream_message(user, session_id, data):

@@ -1,25 +1,68 @@
-"""Reading a chat reply: the diagram it proposes (between markers, fenced or bare) and the text around it."""
+"""Reading a chat reply: the diagram it proposes (between markers, fenced or bare) and the text around it.
+
+Replies come from a model the user chose, so every step is linear in the length of the reply: fences
+and marker lines are found with str methods, no two repeats of a pattern compete for one run of
+spaces, and a line start is followed by whitespace other than line breaks only (any whitespace would
+rescan a run of blank lines once from each of its lines).
+"""
 import re
+
+from ...services.ai.text import MAX_REPLY_CHARS
 
 START_MARKER = "<<<DIAGRAM>>>"
 END_MARKER = "<<<END_DIAGRAM>>>"
+FENCE = "```"
 
 # Tolerant of what models write instead: 2-3 '<', spaces, DIAGRAMA (Spanish), '/', FIN_ or END_, 1-3 '>'.
-_MARKER = re.compile(r"<{2,3}\s*(/)?\s*((?:END|FIN)[_ ])?\s*DIAGRAMA?\s*>{1,3}", re.IGNORECASE)
-_MARKER_LINE = re.compile(r"^\s*<{1,3}\s*/?\s*(?:(?:END|FIN)[_ ]?)?\s*DIAGRAMA?\s*>{0,3}\s*$",
-                          re.IGNORECASE | re.MULTILINE)
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\n```|\Z)", re.DOTALL)
-_FENCE_INSIDE_MARKERS = re.compile(re.escape(START_MARKER) + r"\s*```[\w+-]*[^\n]*\n(.*?)\n?```\s*"
-                                   + re.escape(END_MARKER), re.DOTALL)
+_MARKER = re.compile(r"<{2,3}\s*(?:(/)\s*)?(?:((?:END|FIN)[_ ])\s*)?DIAGRAMA?\s*>{1,3}", re.IGNORECASE)
+_MARKER_LINE = re.compile(r"<{1,3}\s*(?:/\s*)?(?:(?:END|FIN)_?\s*)?DIAGRAMA?\s*>{0,3}", re.IGNORECASE)
+_FENCE_TAG = re.compile(r"[\w+-]*")
+_SPACES = re.compile(r"\s*")
+_FENCED_END = re.compile(re.escape(FENCE) + r"\s*" + re.escape(END_MARKER))
 MIN_FENCED_CODE = 20
 MIN_TEXT_PIECE = 4
 
 _MERMAID_START = re.compile(
-    r"^\s*(graph|flowchart|sequenceDiagram|classDiagram|stateDiagram(?:-v2)?|erDiagram|journey|gantt|pie|"
+    r"^[^\S\n]*(graph|flowchart|sequenceDiagram|classDiagram|stateDiagram(?:-v2)?|erDiagram|journey|gantt|pie|"
     r"gitGraph|mindmap|timeline|quadrantChart|requirementDiagram|C4\w+|sankey-beta|xychart-beta|block-beta|"
     r"packet-beta|architecture-beta|kanban)\b", re.MULTILINE)
-_DBML_START = re.compile(r"^\s*(Table|Enum|Project)\s+[\w\".]+[^\n]*\{", re.MULTILINE)
+_DBML_START = re.compile(r"^[^\S\n]*(Table|Enum|Project)\s+[\w\".][^\n]*\{", re.MULTILINE)
 _PLANTUML_BLOCK = re.compile(r"@start(\w+).*?(?:@end\1|\Z)", re.DOTALL)
+
+
+def _fences(text):
+    """(start, end, tag, body) of each fenced block; an unclosed one runs to the end of the text."""
+    position = 0
+    while (start := text.find(FENCE, position)) >= 0:
+        line_end = text.find("\n", start + len(FENCE))
+        if line_end < 0:
+            return
+        tag = _FENCE_TAG.match(text[start + len(FENCE):line_end].lstrip(" \t")).group()
+        close = text.find("\n" + FENCE, line_end + 1)
+        end = len(text) if close < 0 else close + 1 + len(FENCE)
+        yield start, end, tag, text[line_end + 1:len(text) if close < 0 else close]
+        position = end
+
+
+def _unwrap_fenced_code(text):
+    """START + a fenced block + END, as some models write it, becomes START + the code + END."""
+    pieces, position = [], 0
+    while (start := text.find(START_MARKER, position)) >= 0:
+        fence = _SPACES.match(text, start + len(START_MARKER)).end()
+        if not text.startswith(FENCE, fence):
+            pieces.append(text[position:fence])
+            position = fence
+            continue
+        line_end = text.find("\n", fence + len(FENCE))
+        closing = _FENCED_END.search(text, line_end + 1) if line_end >= 0 else None
+        if closing is None:
+            break  # no later block can be complete either
+        body_end = closing.start()
+        if body_end > line_end + 1 and text[body_end - 1] == "\n":
+            body_end -= 1
+        pieces += [text[position:start], f"{START_MARKER}\n{text[line_end + 1:body_end]}\n{END_MARKER}"]
+        position = closing.end()
+    return "".join(pieces) + text[position:]
 
 
 def normalize_markers(text):
@@ -27,31 +70,51 @@ def normalize_markers(text):
     def canonical(match):
         return END_MARKER if match.group(1) or match.group(2) else START_MARKER
 
-    text = _MARKER.sub(canonical, text)
-    return _FENCE_INSIDE_MARKERS.sub(lambda m: f"{START_MARKER}\n{m.group(1)}\n{END_MARKER}", text)
+    return _unwrap_fenced_code(_MARKER.sub(canonical, text))
 
 
 def has_start_marker(text):
-    return START_MARKER in normalize_markers(text)
+    return START_MARKER in normalize_markers(text[:MAX_REPLY_CHARS])
 
 
 def carries_diagram(text, diagram_type):
     """True when a reply proposes a whole diagram: markers, or a fence tagged with the diagram's type."""
-    text = normalize_markers(text)
+    text = normalize_markers(text[:MAX_REPLY_CHARS])
     if START_MARKER in text:
         return True
     return any(tag.lower() == diagram_type.lower() and len(body.strip()) > MIN_FENCED_CODE
-               for tag, body in _FENCE.findall(text))
+               for _start, _end, tag, body in _fences(text))
+
+
+def _without_marker_lines(text):
+    """The text without lines holding only a (mangled) marker; such a line and the blank lines
+    around it leave one blank line."""
+    kept, after_marker = [], False
+    for line in text.split("\n"):
+        if "<" in line and _MARKER_LINE.fullmatch(line.strip()):
+            while kept and not kept[-1].strip():
+                kept.pop()
+            kept.append("")
+            after_marker = True
+        elif not (after_marker and not line.strip()):
+            kept.append(line)
+            after_marker = False
+    return "\n".join(kept)
 
 
 def _join_text(*pieces):
     kept = [piece.strip() for piece in pieces if len(piece.strip()) >= MIN_TEXT_PIECE]
-    return _MARKER_LINE.sub("", "\n\n".join(kept)).strip()
+    return _without_marker_lines("\n\n".join(kept)).strip()
 
 
 def _unfence(code):
-    match = _FENCE.fullmatch(code.strip())
-    return match.group(2) if match else code
+    """The inside of code wrapped whole in one fence, else the code itself."""
+    stripped = code.strip()
+    line_end = stripped.find("\n")
+    if not stripped.startswith(FENCE) or line_end < 0:
+        return code
+    body = stripped[line_end + 1:]
+    return body[:-len(FENCE) - 1] if body.endswith("\n" + FENCE) else body
 
 
 def _bare_code(text, diagram_type):
@@ -70,8 +133,8 @@ def _bare_code(text, diagram_type):
 
 
 def split_reply(text, diagram_type):
-    """(code or None, text around it) of a reply that proposes a diagram."""
-    text = normalize_markers(text)
+    """(code or None, text around it) of a reply that proposes a diagram (its first MAX_REPLY_CHARS)."""
+    text = normalize_markers(text[:MAX_REPLY_CHARS])
     start = text.find(START_MARKER)
     if start >= 0:
         body_start = start + len(START_MARKER)
@@ -80,9 +143,9 @@ def split_reply(text, diagram_type):
         after = text[end + len(END_MARKER):] if end >= 0 else ""
         code = _unfence(text[body_start:body_end]).strip()
         return code or None, _join_text(text[:start], after)
-    for match in _FENCE.finditer(text):
-        if len(match.group(2).strip()) > MIN_FENCED_CODE:
-            return match.group(2).strip(), _join_text(text[:match.start()], text[match.end():])
+    for fence_start, fence_end, _tag, body in _fences(text):
+        if len(body.strip()) > MIN_FENCED_CODE:
+            return body.strip(), _join_text(text[:fence_start], text[fence_end:])
     found = _bare_code(text, diagram_type)
     if found:
         begin, end = found

@@ -1,12 +1,11 @@
 """Anthropic messages API."""
 import json
 
-import requests
-
+from .. import outbound
 from .errors import classify_event
 from .results import Completion
 
-SESSION = requests.Session()
+SESSION = outbound.session()
 API_VERSION = "2023-06-01"
 
 

@@ -37,27 +37,26 @@ def _send(config, system, messages, max_tokens, temperature, stream_reply):
     protocol = _protocol(config)
     url, headers, payload = protocol.request(config, _base_url(config), system, messages, max_tokens,
                                              temperature, stream_reply)
-    return protocol, transport.post(protocol.SESSION, config, url, headers, payload, stream=stream_reply)
+    return protocol, transport.post(protocol.SESSION, config, url, headers, payload)
 
 
 def complete(config, system, messages, *, max_tokens=4096, temperature=None):
     """One whole reply. Truncation is reported in the result, not raised."""
-    protocol, response = _send(config, system, messages, max_tokens, temperature, False)
+    protocol, call = _send(config, system, messages, max_tokens, temperature, False)
+    raw = transport.read(call, config.provider)
     try:
-        body = response.json()
+        body = json.loads(raw)
         if not isinstance(body, dict):
             raise ValueError("not an object")
         return protocol.completion(body)
     except (ValueError, TypeError, AttributeError, IndexError) as exc:
         raise invalid_answer_error(config.provider) from exc
-    finally:
-        response.close()
 
 
 def stream(config, system, messages, *, max_tokens=4096, temperature=None):
     """Start a streamed reply; the request is sent (and its HTTP errors raised) before this returns."""
-    protocol, response = _send(config, system, messages, max_tokens, temperature, True)
-    return TextStream(config, protocol, response)
+    protocol, call = _send(config, system, messages, max_tokens, temperature, True)
+    return TextStream(config, protocol, call)
 
 
 def probe(config):
@@ -72,13 +71,13 @@ class TextStream:
     socket down, the blocked read returns and the iteration ends quietly.
     """
 
-    def __init__(self, config, protocol, response):
+    def __init__(self, config, protocol, call):
         self.config = config
         self.truncated = False
         self.finish_reason = None
         self.done = False
         self._protocol = protocol
-        self._response = response
+        self._call = call
         self._closed = False
         self._reading = threading.Lock()
         self._deltas = self._read()
@@ -89,7 +88,7 @@ class TextStream:
 
     def _read(self):
         try:
-            for data in transport.sse_data(self._response):
+            for data in transport.sse_data(self._call):
                 try:
                     delta = self._protocol.read_event(data, self)
                 except json.JSONDecodeError:
@@ -105,7 +104,7 @@ class TextStream:
                 return
             raise transport.translate(exc, self.config.provider) from exc
         finally:
-            self._response.close()
+            self._call.close()
 
     def __iter__(self):
         return self
@@ -120,11 +119,11 @@ class TextStream:
         if self._reading.acquire(blocking=False):
             try:
                 self._deltas.close()
-                self._response.close()
+                self._call.close()
             finally:
                 self._reading.release()
         else:
-            transport.shut_down(self._response)
+            self._call.interrupt()
 
     def __enter__(self):
         return self

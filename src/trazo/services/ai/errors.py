@@ -117,6 +117,11 @@ def unreachable_error(provider):
                                                provider=provider_label(provider)))
 
 
+def oversized_error(provider):
+    return AIProviderError("provider_error", _("%(provider)s sent an answer larger than this server accepts.",
+                                               provider=provider_label(provider)))
+
+
 def invalid_answer_error(provider):
     return AIProviderError("provider_error", _("%(provider)s sent an answer that could not be read.",
                                                provider=provider_label(provider)))

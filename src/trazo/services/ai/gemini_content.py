@@ -2,12 +2,11 @@
 import json
 from urllib.parse import quote
 
-import requests
-
+from .. import outbound
 from .errors import classify_event
 from .results import Completion
 
-SESSION = requests.Session()
+SESSION = outbound.session()
 ROLES = {"user": "user", "assistant": "model"}
 
 

@@ -1,12 +1,11 @@
 """OpenAI chat completions (OpenAI, DeepSeek, MiniMax, Ollama and OpenAI-compatible servers)."""
 import json
 
-import requests
-
+from .. import outbound
 from .errors import classify_event
 from .results import Completion
 
-SESSION = requests.Session()
+SESSION = outbound.session()
 
 
 def request(config, base_url, system, messages, max_tokens, temperature, stream):

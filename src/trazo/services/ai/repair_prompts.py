@@ -3,7 +3,7 @@ import json
 import re
 
 from .prompts import LANGUAGE_LABELS, SYNTAX_GUIDES, language_name
-from .text import extract_code, strip_fence, strip_think
+from .text import MAX_REPLY_CHARS, extract_code, strip_fence, strip_think
 
 FIX_TEMPERATURE = 0.3
 INCOMPATIBLE = "<<<INCOMPATIBLE>>>"
@@ -38,7 +38,7 @@ def read_fix_reply(reply):
 
     Models sometimes answer JSON or a bare code block instead; both are understood too.
     """
-    text = strip_think(reply).strip()
+    text = strip_think((reply or "")[:MAX_REPLY_CHARS]).strip()
     parts = SECTION.split(text)
     if len(parts) > 1:
         sections = {name.upper(): body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=False)}

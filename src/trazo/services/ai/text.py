@@ -1,12 +1,17 @@
 """Cleaning model output: hiding <think> blocks (also while streaming) and extracting diagram code."""
 import re
 
+# What is read of one reply: far above what a model writes within its output budget, and small
+# enough that parsing a hostile reply stays cheap.
+MAX_REPLY_CHARS = 512 * 1024
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
+# Replies come from a model the user chose: every pattern runs in linear time. Optional parts carry
+# their own trailing \s* so that two repeats never compete for the same run of spaces.
 FENCED_BLOCK = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 START_MARKER = re.compile(r"<{2,3}\s*DIAGRAMA?\s*>{1,3}", re.IGNORECASE)
-END_MARKER = re.compile(r"<{2,3}\s*/?\s*(?:(?:END|FIN)_\s*)?DIAGRAMA?\s*>{1,3}", re.IGNORECASE)
-MARKER_FRAGMENT = re.compile(r"^\s*<{0,3}\s*/?\s*(?:(?:END|FIN)_)?DIAGRAMA?\s*>{0,3}\s*$", re.IGNORECASE)
+END_MARKER = re.compile(r"<{2,3}\s*(?:/\s*)?(?:(?:END|FIN)_\s*)?DIAGRAMA?\s*>{1,3}", re.IGNORECASE)
+MARKER_FRAGMENT = re.compile(r"<{0,3}\s*(?:/\s*)?(?:(?:END|FIN)_)?DIAGRAMA?\s*>{0,3}", re.IGNORECASE)
 
 
 def _partial_suffix(text, tag):
@@ -26,20 +31,18 @@ class ThinkFilter:
         self._thinking = []
 
     def feed(self, delta):
-        self._pending += delta
-        visible = []
-        while self._pending:
+        text, position, visible = self._pending + delta, 0, []
+        while True:
             tag = THINK_CLOSE if self._inside else THINK_OPEN
-            found = self._pending.find(tag)
-            if found >= 0:
-                self._emit(self._pending[:found], visible)
-                self._pending = self._pending[found + len(tag):]
-                self._inside = not self._inside
-                continue
-            keep = _partial_suffix(self._pending, tag)
-            self._emit(self._pending[:len(self._pending) - keep], visible)
-            self._pending = self._pending[len(self._pending) - keep:]
-            break
+            found = text.find(tag, position)
+            if found < 0:
+                break
+            self._emit(text[position:found], visible)
+            position = found + len(tag)
+            self._inside = not self._inside
+        held = len(text) - _partial_suffix(text[position:], tag)
+        self._emit(text[position:held], visible)
+        self._pending = text[held:]
         return "".join(visible)
 
     def _emit(self, text, visible):
@@ -87,12 +90,12 @@ def _between_markers(text):
 
 def _is_marker_fragment(line):
     """A line left over from a mangled marker, such as `END_DIAGRAM>>>` or `<<</DIAGRAMA>`."""
-    return MARKER_FRAGMENT.match(line) is not None and any(char in line for char in "<>")
+    return ("<" in line or ">" in line) and MARKER_FRAGMENT.fullmatch(line.strip()) is not None
 
 
 def extract_code(text):
     """The diagram code of a reply: fenced block, else text between markers, else the whole reply."""
-    text = strip_think(text)
+    text = strip_think((text or "")[:MAX_REPLY_CHARS])
     fenced = FENCED_BLOCK.search(text)
     if fenced:
         code = fenced.group(1)

@@ -1,20 +1,20 @@
-"""HTTP to the providers: timeouts, error translation and reading Server-Sent Events as they arrive."""
-import socket
-
+"""HTTP to the providers: one total deadline per call, a cap on what is read, the address guard for
+base URLs a user chose, error translation, and reading Server-Sent Events as they arrive."""
 import requests
 import urllib3.exceptions
 from flask import current_app
 
-from .errors import classify, timeout_error, unreachable_error
+from .. import outbound
+from .catalog import PROVIDER_TYPES
+from .errors import classify, oversized_error, timeout_error, unreachable_error
 
-CONNECT_TIMEOUT = 10
-READ_SIZE = 8192
 MAX_ERROR_BODY = 64 * 1024
+TRANSPORT_ERRORS = (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError)
 
 
-def timeouts():
-    """(connect, read): the read timeout also bounds the silence between two streamed chunks."""
-    return CONNECT_TIMEOUT, current_app.config["AI_TIMEOUT"]
+def user_chosen(config):
+    """Whether the call goes to a base URL a user typed (their own server), not an operator's setting."""
+    return PROVIDER_TYPES[config.provider].base_url_setting is None
 
 
 def _is_timeout(exc):
@@ -32,70 +32,71 @@ def _is_timeout(exc):
 
 
 def translate(exc, provider):
-    """A transport failure (requests or urllib3) as the AIProviderError the API answers."""
+    """A transport failure as the AIProviderError the API answers.
+
+    A refused address and a closed port both read "could not be reached": the answer must not
+    tell a user which addresses inside our network exist.
+    """
+    if isinstance(exc, outbound.ResponseTooLarge):
+        return oversized_error(provider)
     return timeout_error(provider) if _is_timeout(exc) else unreachable_error(provider)
 
 
-TRANSPORT_ERRORS = (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError)
+def post(session, config, url, headers, payload):
+    """POST JSON and return the streamed call once its headers are in; a non-2xx answer is classified.
 
-
-def post(session, config, url, headers, payload, stream=False):
-    """POST JSON; a non-2xx answer is read (bounded) and classified.
-
+    AI_TIMEOUT bounds the whole call, body included; AI_MAX_RESPONSE_BYTES what is read.
     A model that refuses `temperature` gets the same request once more without it.
     """
+    settings = current_app.config
+    guarded = user_chosen(config)
     try:
-        response = session.post(url, headers=headers, json=payload, timeout=timeouts(), stream=stream)
+        call = outbound.open_stream(session, "POST", url, seconds=settings["AI_TIMEOUT"],
+                                    max_bytes=settings["AI_MAX_RESPONSE_BYTES"], public_only=guarded,
+                                    allowed_private=settings["AI_ALLOWED_PRIVATE_HOSTS"], headers=headers,
+                                    json=payload)
     except TRANSPORT_ERRORS as exc:
         raise translate(exc, config.provider) from exc
-    if response.status_code < 300:
-        return response
-    body = error_body(response, config.provider)
-    if response.status_code == 400 and "temperature" in payload and "temperature" in body.lower():
+    status = call.response.status_code
+    if status < 300:
+        return call
+    retry_after = call.response.headers.get("Retry-After")
+    body = error_body(call, config.provider)
+    if status == 400 and "temperature" in payload and "temperature" in body.lower():
         retry = {key: value for key, value in payload.items() if key != "temperature"}
-        return post(session, config, url, headers, retry, stream)
-    raise classify(config.provider, response.status_code, body, response.headers.get("Retry-After"),
-                   model=config.model)
+        return post(session, config, url, headers, retry)
+    if guarded:
+        # The user's own server: its status maps to our codes, its words are never repeated.
+        body = ""
+    raise classify(config.provider, status, body, retry_after, model=config.model)
 
 
-def error_body(response, provider):
-    """The start of an error answer as text (the connection is closed afterwards)."""
+def error_body(call, provider):
+    """The start of an error answer as text (the call is closed afterwards)."""
+    raw = b""
     try:
-        raw = b""
-        for chunk in response.iter_content(chunk_size=READ_SIZE):
+        for chunk in call.chunks():
             raw += chunk
             if len(raw) >= MAX_ERROR_BODY:
                 break
-        return raw.decode("utf-8", errors="replace")
     except TRANSPORT_ERRORS as exc:
         raise translate(exc, provider) from exc
     finally:
-        response.close()
+        call.close()
+    return raw.decode("utf-8", errors="replace")
 
 
-def shut_down(response):
-    """Shut the socket of a streamed answer down, which wakes a read blocked in another thread."""
-    sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-    if sock is None:
-        return
+def read(call, provider):
+    """The whole (capped) body of a successful answer."""
     try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass  # already closed by the other side
+        return call.read()
+    except TRANSPORT_ERRORS as exc:
+        raise translate(exc, provider) from exc
 
 
-def _chunks(response):
-    if response.raw.chunked:
-        yield from response.iter_content(chunk_size=None)
-        return
-    # Without chunked encoding read() would wait for a full buffer; read1 hands over what arrived.
-    while chunk := response.raw.read1(READ_SIZE):
-        yield chunk
-
-
-def _lines(response):
+def _lines(call):
     pending = b""
-    for chunk in _chunks(response):
+    for chunk in call.chunks():
         pending += chunk
         *complete, pending = pending.split(b"\n")
         for line in complete:
@@ -104,10 +105,10 @@ def _lines(response):
         yield pending.rstrip(b"\r").decode("utf-8", errors="replace")
 
 
-def sse_data(response):
+def sse_data(call):
     """The `data` payload of each Server-Sent Event, multi-line data joined with newlines."""
     data = []
-    for line in _lines(response):
+    for line in _lines(call):
         if not line:
             if data:
                 yield "\n".join(data)

@@ -17,12 +17,17 @@ MERMAID_HEADERS = (
     "treemap",
 )
 PLANTUML_BLOCK_WORDS = ("package ", "namespace ", "class ", "interface ", "enum ")
+# Far above what a model writes within its output budget; a longer "diagram" is refused unread, since
+# every check walks the code line by line.
+MAX_CHECKED_CHARS = 256 * 1024
 DBML_NAME = r'(?:"[^"]*"|\w+)'
-DBML_TABLE = re.compile(rf"^Table\s+{DBML_NAME}(\.{DBML_NAME})?(\s+as\s+\w+)?(\s*\[[^\]]*\])?\s*\{{?\s*$")
+# Applied to replies from a model the user chose: linear patterns only (see FENCED_BLOCK in text.py).
+DBML_TABLE = re.compile(rf"^Table\s+{DBML_NAME}(\.{DBML_NAME})?(\s+as\s+\w+)?(\s*\[[^\]]*\])?(\s*\{{)?\s*$")
 DBML_COLUMN = rf"{DBML_NAME}(\.{DBML_NAME})*(\.\([\w\s,\"]+\))?"
 DBML_REF_BLOCK = re.compile(r"^Ref(\s+\w+)?\s*\{\s*$")
 DBML_REF_LINE = re.compile(rf"^Ref(\s+\w+)?\s*:\s*{DBML_COLUMN}\s*(<>|<|>|-)\s*{DBML_COLUMN}(\s*\[[^\]]*\])?\s*$")
-DBML_CONTENT = re.compile(r"^\s*(Table|Enum)\s+\S+|^\s*Ref\s*(\w+\s*)?[:{]|\[[^\]]*ref:", re.MULTILINE)
+DBML_CONTENT = re.compile(r"^[^\S\n]*(Table|Enum)\s+\S|^[^\S\n]*Ref\s*(\w+\s*)?[:{]|\[[^\[\]]*ref:", re.MULTILINE)
+STRINGS = {quote: re.compile(rf"{quote}(?:\\.|[^{quote}\\])*+{quote}") for quote in "\"'"}
 
 
 def code_language(diagram_type):
@@ -43,6 +48,9 @@ def syntax_problems(code, diagram_type):
     """Problems found in `code` for its type, as localized sentences (empty when none)."""
     if not code or not code.strip():
         return [_("The diagram code is empty.")]
+    if len(code) > MAX_CHECKED_CHARS:
+        return [_("The diagram code is too long to check (more than %(limit)s characters).",
+                  limit=MAX_CHECKED_CHARS)]
     checks = {"mermaid": _mermaid, "plantuml": _plantuml, "d2": _d2, "dbml": _dbml}
     check = checks[code_language(diagram_type) or "mermaid"]
     return check(code.splitlines())
@@ -98,6 +106,8 @@ def _plantuml(lines):
 def _balanced(lines, strip_line):
     depth = 0
     for number, raw in enumerate(lines, 1):
+        if "{" not in raw and "}" not in raw:
+            continue
         for char in strip_line(raw):
             if char == "{":
                 depth += 1
@@ -109,9 +119,21 @@ def _balanced(lines, strip_line):
 
 
 def _without_strings(line, quotes):
-    """Quoted strings emptied (braces or comment marks inside them do not count)."""
-    pattern = "|".join(f"{q}(?:\\\\.|[^{q}\\\\])*{q}" for q in quotes)
-    return re.sub(pattern, lambda found: found.group(0)[0] * 2, line)
+    """Quoted strings emptied (braces or comment marks inside them do not count).
+
+    A quote that is never closed stays as it is; no later quote of that kind can close either, so
+    it is not looked for again (rescanning from each one would be quadratic).
+    """
+    pieces, position, live = [], 0, "".join(quote for quote in quotes if quote in line)
+    while live and (opening := re.compile(f"[{live}]").search(line, position)):
+        quote = opening.group()
+        found = STRINGS[quote].match(line, opening.start())
+        if found is None:
+            live = live.replace(quote, "")
+            continue
+        pieces += [line[position:found.start()], quote * 2]
+        position = found.end()
+    return "".join(pieces) + line[position:]
 
 
 def _d2_line(line):

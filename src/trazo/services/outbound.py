@@ -1,0 +1,182 @@
+"""Outbound calls under a total wall-clock deadline, with a cap on what is read and an address guard.
+
+`requests`' own timeout bounds each read only: a server that trickles one byte a second keeps a
+thread for ever. Here a watchdog thread shuts the sockets of a call down when its time is up, which
+wakes any blocked read; the caller then gets `DeadlineExceeded`.
+
+Plain calls (body read, capped, connection closed):
+
+    response = outbound.request(SESSION, "POST", url, seconds=30, max_bytes=4 << 20, json=payload)
+
+Streamed calls (headers and the whole body under one deadline):
+
+    with outbound.open_stream(SESSION, "POST", url, seconds=30, max_bytes=4 << 20, json=payload) as call:
+        call.response.status_code, call.response.headers
+        for chunk in call.chunks():  # what arrived, as it arrives
+            ...
+    # call.interrupt() from another thread wakes a blocked read; chunks() then ends quietly.
+
+`request` returns an `Answer` (status_code, headers, content, text, json(), url) with the connection
+closed; streamed calls close it too (never pooled: an answer cut short would poison the pool).
+
+Both take `public_only=True` for a URL a user chose: every connection then goes to a global address
+only (checked at connect time, on the address actually connected to, so DNS rebinding cannot slip in),
+or to a host of `allowed_private` ("host" or "host:port"; names are resolved per call). Redirects are
+never followed. `SESSION` should come from `outbound.session()`, whose TLS sockets are watched from
+the handshake on; any `requests.Session` works for plain HTTP.
+
+Any other client (smtplib, an authlib session, ...):
+
+    with outbound.deadline(15):
+        with smtplib.SMTP(host, port, timeout=15) as smtp:
+            smtp.starttls(context=outbound.ssl_context())
+            ...
+
+Sockets this thread connects inside the block, and http.client connections it sends on, are shut
+down at the deadline; a failure after the deadline leaves the block as `DeadlineExceeded`. Keep the
+block tight around the call (no database or cache access inside). `with outbound.guard(allowed_private):`
+applies the address guard to a block the same way.
+
+Exceptions (all safe to map without inspecting them):
+    DeadlineExceeded  the total deadline passed (a TimeoutError and a requests.Timeout: answer 504)
+    ResponseTooLarge  more than max_bytes arrived (a requests.RequestException: answer 502)
+    AddressRefused    a guarded connection to a non-public address; urllib3 and requests wrap it in
+                      their connection errors, so a refused address fails exactly like a closed port
+"""
+import contextlib
+import json
+from dataclasses import dataclass
+
+import requests
+
+from .egress.addresses import AddressRefused
+from .egress.clock import Deadline, DeadlineExceeded, ResponseTooLarge, deadline, guard, session, shut, ssl_context
+
+__all__ = ["AddressRefused", "Answer", "Deadline", "DeadlineExceeded", "ResponseTooLarge", "StreamedCall",
+           "deadline", "guard", "open_stream", "request", "session", "ssl_context"]
+
+CONNECT_TIMEOUT = 10
+READ_SIZE = 8192
+
+
+def _exceeded(clock):
+    return DeadlineExceeded(f"deadline of {clock.seconds} s exceeded")
+
+
+class StreamedCall:
+    """A streamed answer under its deadline; `chunks()` yields what arrives, `close()` ends the call."""
+
+    def __init__(self, clock, response, max_bytes):
+        self.clock = clock
+        self.response = response
+        self.max_bytes = max_bytes
+        self.received = 0
+        self.interrupted = False
+
+    def sock(self):
+        return getattr(getattr(self.response.raw, "connection", None), "sock", None)
+
+    def _raw_chunks(self):
+        raw = self.response.raw
+        if raw.chunked or self.response.headers.get("Content-Encoding"):
+            yield from self.response.iter_content(chunk_size=None if raw.chunked else READ_SIZE)
+            return
+        # Without chunked encoding read() would wait for a full buffer; read1 hands over what arrived.
+        while chunk := raw.read1(READ_SIZE):
+            yield chunk
+
+    def chunks(self):
+        """The body as it arrives; DeadlineExceeded or ResponseTooLarge close the call.
+
+        After `interrupt()` the iteration just ends.
+        """
+        try:
+            for chunk in self._raw_chunks():
+                self.received += len(chunk)
+                if self.max_bytes is not None and self.received > self.max_bytes:
+                    raise ResponseTooLarge(f"answer larger than {self.max_bytes} bytes")
+                self.clock.check()
+                yield chunk
+            if not self.interrupted:
+                self.clock.check()  # a read cut by the watchdog looks like the end of the answer
+        except Exception as exc:  # requests, urllib3 and socket errors alike: the call is over
+            self.close()
+            if self.interrupted:
+                return
+            if self.clock.expired and not isinstance(exc, (DeadlineExceeded, ResponseTooLarge)):
+                raise _exceeded(self.clock) from exc
+            raise
+
+    def read(self):
+        """The whole body (capped) as bytes; the call is closed afterwards."""
+        try:
+            return b"".join(self.chunks())
+        finally:
+            self.close()
+
+    def close(self):
+        """End the call; the connection is closed, never pooled (an answer cut short would poison it)."""
+        self.clock.cancel()
+        self.response.raw.close()
+        self.response.close()
+
+    def interrupt(self):
+        """From another thread: wake the read blocked on this call; `chunks()` then ends quietly."""
+        self.interrupted = True
+        sock = self.sock()
+        if sock is not None:
+            shut(sock)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc):
+        self.close()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A whole answer, already read."""
+
+    status_code: int
+    headers: requests.structures.CaseInsensitiveDict
+    content: bytes
+    url: str
+
+    @property
+    def text(self):
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self):
+        return json.loads(self.content)
+
+
+def open_stream(http, method, url, *, seconds, max_bytes=None, public_only=False, allowed_private=(),
+                **kwargs):
+    """Send the request; return a StreamedCall once the headers are in (see the package docstring)."""
+    clock = Deadline(seconds)
+    kwargs.setdefault("timeout", (min(CONNECT_TIMEOUT, seconds), seconds))
+    if public_only:
+        kwargs["allow_redirects"] = False
+    try:
+        with guard(allowed_private) if public_only else contextlib.nullcontext(), clock.collecting():
+            response = http.request(method, url, stream=True, **kwargs)
+    except Exception as exc:
+        clock.cancel()
+        if clock.expired and not isinstance(exc, DeadlineExceeded):
+            raise _exceeded(clock) from exc
+        raise
+    call = StreamedCall(clock, response, max_bytes)
+    sock = call.sock()
+    if sock is not None:
+        clock.watch(sock)
+    return call
+
+
+def request(http, method, url, *, seconds, max_bytes=None, public_only=False, allowed_private=(), **kwargs):
+    """A whole call under one deadline, returned as an Answer (see the package docstring)."""
+    call = open_stream(http, method, url, seconds=seconds, max_bytes=max_bytes, public_only=public_only,
+                       allowed_private=allowed_private, **kwargs)
+    content = call.read()
+    response = call.response
+    return Answer(response.status_code, response.headers, content, response.url)
