@@ -67,11 +67,13 @@ def test_usage_counts_live_against_the_plan(user, admin, configure):
                                                              "diagram_type": "mermaid"})
     assert user.get("/subscriptions/usage").json == {
         "plan_name": "Free", "projects": {"current": 1, "limit": 4}, "diagrams": {"current": 1, "limit": None},
-        "usage_percentage": {"projects": 25.0, "diagrams": 0.0}}
+        "storage": {"current": 15, "limit": 100 * 1024 * 1024},
+        "usage_percentage": {"projects": 25.0, "diagrams": 0.0, "storage": 0.0}}
     admin.post("/projects", json={"name": "Admin's"})
     assert admin.get("/subscriptions/usage").json == {
         "plan_name": "Administrator", "projects": {"current": 1, "limit": None},
-        "diagrams": {"current": 0, "limit": None}, "usage_percentage": {"projects": 0.0, "diagrams": 0.0}}
+        "diagrams": {"current": 0, "limit": None}, "storage": {"current": 0, "limit": None},
+        "usage_percentage": {"projects": 0.0, "diagrams": 0.0, "storage": 0.0}}
 
 
 # -- checkout --------------------------------------------------------------------------------

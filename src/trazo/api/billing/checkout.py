@@ -7,11 +7,10 @@ from sqlalchemy import select
 from ...errors import BadRequest
 from ...extensions import db
 from ...models.base import utcnow
-from ...models.billing import ACTIVE, Subscription
-from .catalog_sync import sync_plan
-from .gateway import require_gateway
+from ...models.billing import ACTIVE, CANCELLED, Plan, Subscription
+from .catalog_sync import catalog_entry, gateway_changes
+from .gateway import release_connection, require_gateway
 from .plans import current_subscription, free_plan, plan_or_404
-from .subscriptions import end_subscription
 
 
 def _profile_url(extra=""):
@@ -19,7 +18,8 @@ def _profile_url(extra=""):
 
 
 def start_checkout(user, plan_id):
-    """A checkout session URL for a paid plan (nothing changes here until the gateway's webhook)."""
+    """A checkout session URL for a paid plan (nothing changes here until the gateway's webhook).
+    The gateway is called with no database connection held."""
     gateway = require_gateway()
     plan = plan_or_404(plan_id)
     if user.is_admin:
@@ -30,17 +30,29 @@ def start_checkout(user, plan_id):
     if (current.plan_id if current is not None else free_plan().id) == plan.id:
         raise BadRequest(_("You are already subscribed to this plan"))
     if plan.base_amount == 0:
-        return _switch_to_free_plan(user, plan, current, gateway)
+        return _switch_to_free_plan(user.id, plan, current, gateway)
     if current is not None and current.stripe_subscription_id and not current.cancel_at_period_end:
         raise BadRequest(_("You already have a paid subscription. Cancel it before subscribing to another plan."))
-    if plan.gateway_price_id is None:
-        sync_plan(plan, gateway, prices_changed=True)
-    metadata = {"user_id": user.id, "plan_id": plan.id}
+    entry = catalog_entry(plan) if plan.gateway_price_id is None else None
+    price_id, customer_id = plan.gateway_price_id, _customer_id(user.id, current)
+    metadata, email = {"user_id": user.id, "plan_id": plan.id}, user.email
+    db.session.commit()  # the FREE plan, when this request created it
+    release_connection()
+    changes = gateway_changes(entry, gateway, prices_changed=True) if entry is not None else {}
     session = gateway.create_checkout_session(
-        plan.gateway_price_id, _customer_id(user.id, current), user.email, metadata,
+        changes.get("gateway_price_id", price_id), customer_id, email, metadata,
         success_url=_profile_url("&success=true&session_id={CHECKOUT_SESSION_ID}"), cancel_url=_profile_url())
-    db.session.commit()
+    if changes:
+        _store_catalog_ids(entry.plan_id, changes)
     return {"session_id": session["id"], "session_url": session["url"], "message": None}
+
+
+def _store_catalog_ids(plan_id, changes):
+    plan = db.session.get(Plan, plan_id)
+    if plan is not None:
+        for column, value in changes.items():
+            setattr(plan, column, value)
+        db.session.commit()
 
 
 def _customer_id(user_id, current):
@@ -53,16 +65,26 @@ def _customer_id(user_id, current):
         .order_by(Subscription.created_at.desc()).limit(1))
 
 
-def _switch_to_free_plan(user, plan, current, gateway):
+def _switch_to_free_plan(user_id, plan, current, gateway):
+    """End the current subscription (at the gateway first, with no connection held) and, for a free
+    plan other than FREE, start one on it."""
+    plan_id, plan_name, plan_is_free = plan.id, plan.name, plan.is_free
+    current_id = current.id if current is not None else None
+    remote_id = current.stripe_subscription_id if current is not None and not current.cancel_at_period_end else None
+    db.session.commit()  # the FREE plan, when this request created it
+    if remote_id:
+        release_connection()
+        gateway.cancel_subscription(remote_id)
     now = utcnow()
-    if current is not None:
-        end_subscription(current, gateway, now)
+    if current_id is not None:
+        ended = db.session.get(Subscription, current_id)
+        ended.status, ended.cancelled_at, ended.cancel_at_period_end = CANCELLED, now, False
         db.session.flush()
-    if not plan.is_free:
-        db.session.add(Subscription(user_id=user.id, plan_id=plan.id, status=ACTIVE, started_at=now))
+    if not plan_is_free:
+        db.session.add(Subscription(user_id=user_id, plan_id=plan_id, status=ACTIVE, started_at=now))
     db.session.commit()
     return {"session_id": None, "session_url": None,
-            "message": _("Plan changed immediately to %(plan)s", plan=plan.name)}
+            "message": _("Plan changed immediately to %(plan)s", plan=plan_name)}
 
 
 def payment_method_portal(user):
@@ -71,6 +93,7 @@ def payment_method_portal(user):
     subscription = current_subscription(user.id)
     if subscription is None or not subscription.stripe_customer_id:
         raise BadRequest(_("No payment method to update on free plan"))
-    session = gateway.create_portal_session(subscription.stripe_customer_id,
-                                            _profile_url("&payment_updated=true"))
+    customer_id = subscription.stripe_customer_id
+    release_connection()
+    session = gateway.create_portal_session(customer_id, _profile_url("&payment_updated=true"))
     return {"session_id": session["id"], "session_url": session["url"]}

@@ -2,6 +2,7 @@
 from flask_babel import gettext as _
 
 from ...errors import ServiceUnavailable
+from ...extensions import db
 from ...services.payments import StripeGateway, gateway_settings
 
 
@@ -16,3 +17,10 @@ def require_gateway():
     if gateway is None:
         raise ServiceUnavailable(_("Billing service not configured"))
     return gateway
+
+
+def release_connection():
+    """Give the pooled database connection back before a gateway call, so a slow gateway never
+    holds the pool. Nothing may be pending (commit first); loaded rows stay readable but detached:
+    load a row again to change it after the call."""
+    db.session.close()

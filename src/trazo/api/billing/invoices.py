@@ -11,7 +11,7 @@ from ...extensions import db
 from ...models.base import utcnow
 from ...models.billing import Invoice, Subscription
 from ...services.payments import GatewayObjectMissing
-from .gateway import require_gateway
+from .gateway import release_connection, require_gateway
 from .money import from_unix, to_major
 
 log = logging.getLogger(__name__)
@@ -75,21 +75,29 @@ def _customer_ids(user_id):
 
 
 def _refresh(gateway, user_id, limit):
-    """Copy the newest invoices from the gateway; when it fails the local history is shown."""
+    """Copy the newest invoices from the gateway (called with no database connection held); when
+    it fails the local history is shown."""
+    customers = sorted(_customer_ids(user_id))
+    release_connection()
     try:
-        for customer_id in sorted(_customer_ids(user_id)):
-            for remote in gateway.list_invoices(customer_id, limit):
-                record_invoice(user_id, remote)
+        remotes = [remote for customer_id in customers for remote in gateway.list_invoices(customer_id, limit)]
+    except (UpstreamError, GatewayTimeout) as exc:
+        log.warning("billing history of user %s served from the local copy: %s", user_id, exc)
+        return
+    try:
+        for remote in remotes:
+            record_invoice(user_id, remote)
         db.session.commit()
-    except (UpstreamError, GatewayTimeout, IntegrityError) as exc:
+    except IntegrityError as exc:
         db.session.rollback()
         log.warning("billing history of user %s served from the local copy: %s", user_id, exc)
 
 
 def billing_history(user, limit):
     gateway = require_gateway()
-    _refresh(gateway, user.id, limit)
-    invoices = db.session.scalars(select(Invoice).where(Invoice.user_id == user.id)
+    user_id = user.id
+    _refresh(gateway, user_id, limit)
+    invoices = db.session.scalars(select(Invoice).where(Invoice.user_id == user_id)
                                   .order_by(Invoice.issued_at.desc(), Invoice.id).limit(limit)).all()
     return {"invoices": [invoice_view(invoice) for invoice in invoices], "total_count": len(invoices)}
 
@@ -100,19 +108,21 @@ def invoice_pdf_url(user, invoice_id):
     not_found = NotFound(_("Invoice not found or access denied"))
     if not INVOICE_ID.match(invoice_id):
         raise not_found
+    user_id = user.id
     invoice = db.session.scalar(select(Invoice).where(Invoice.stripe_invoice_id == invoice_id,
-                                                      Invoice.user_id == user.id))
+                                                      Invoice.user_id == user_id))
     if invoice is not None and invoice.invoice_pdf:
         return {"pdf_url": invoice.invoice_pdf}
-    customers = _customer_ids(user.id)
+    customers = _customer_ids(user_id)
     if not customers:
         raise not_found
+    release_connection()
     try:
         remote = gateway.retrieve_invoice(invoice_id)
     except GatewayObjectMissing:
         raise not_found from None
     if object_id(remote.get("customer")) not in customers or not remote.get("invoice_pdf"):
         raise not_found
-    record_invoice(user.id, remote)
+    record_invoice(user_id, remote)
     db.session.commit()
     return {"pdf_url": remote["invoice_pdf"]}

@@ -30,12 +30,15 @@ class UsageCounterSchema(BaseSchema):
 class UsagePercentageSchema(BaseSchema):
     projects = ma.fields.Float()
     diagrams = ma.fields.Float()
+    storage = ma.fields.Float()
 
 
 class UsageSchema(BaseSchema):
     plan_name = ma.fields.String()
     projects = ma.fields.Nested(UsageCounterSchema)
     diagrams = ma.fields.Nested(UsageCounterSchema)
+    storage = ma.fields.Nested(UsageCounterSchema,
+                               metadata={"description": "bytes of diagram content and descriptions"})
     usage_percentage = ma.fields.Nested(UsagePercentageSchema)
 
 

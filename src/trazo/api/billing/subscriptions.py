@@ -5,8 +5,8 @@ from flask_babel import gettext as _
 from ...errors import BadRequest, Forbidden
 from ...extensions import db
 from ...models.base import utcnow
-from ...models.billing import ACTIVE, CANCELLED, RESOURCE_TYPES
-from .gateway import require_gateway
+from ...models.billing import ACTIVE, CANCELLED, RESOURCE_TYPES, Subscription
+from .gateway import release_connection, require_gateway
 from .limits import count_resources
 from .money import from_unix
 from .plans import current_subscription, free_plan, plan_for, plan_view
@@ -37,8 +37,8 @@ def _implicit_view(user_id, plan):
 def _admin_plan():
     return {"id": None, "name": _("Administrator"), "code": ADMIN_PLAN_CODE,
             "description": _("Full access without limits"), "price_usd": 0.0, "max_projects": None,
-            "max_diagrams": None, "is_active": True, "is_free": False, "prices": {}, "created_at": None,
-            "updated_at": None}
+            "max_diagrams": None, "max_storage_mb": None, "is_active": True, "is_free": False, "prices": {},
+            "created_at": None, "updated_at": None}
 
 
 def my_subscription(user):
@@ -76,14 +76,18 @@ def usage(user):
 
 
 def cancel(user, immediate):
-    """Cancel the paid subscription now, or at the end of the period already paid for."""
+    """Cancel the paid subscription now, or at the end of the period already paid for (the gateway
+    is called with no database connection held)."""
     gateway = require_gateway()
     subscription = current_subscription(user.id)
     if subscription is None or not subscription.stripe_subscription_id:
         raise BadRequest(_("Cannot cancel free subscription"))
-    now = utcnow()
+    subscription_id, remote_id = subscription.id, subscription.stripe_subscription_id
+    release_connection()
     if immediate:
-        gateway.cancel_subscription(subscription.stripe_subscription_id)
+        gateway.cancel_subscription(remote_id)
+        now = utcnow()
+        subscription = db.session.get(Subscription, subscription_id)
         subscription.status, subscription.cancelled_at = CANCELLED, now
         subscription.cancel_at_period_end = False
         # Gateway events older than this cancellation must not bring the subscription back.
@@ -91,7 +95,9 @@ def cancel(user, immediate):
         db.session.commit()
         return {"message": _("Subscription cancelled immediately"), "cancel_at": now, "access_until": now,
                 "immediate": True}
-    remote = gateway.cancel_at_period_end(subscription.stripe_subscription_id)
+    remote = gateway.cancel_at_period_end(remote_id)
+    now = utcnow()
+    subscription = db.session.get(Subscription, subscription_id)
     ends = from_unix(remote.get("cancel_at")) or subscription.current_period_end or now
     subscription.cancel_at_period_end, subscription.cancelled_at = True, now
     subscription.current_period_end = ends

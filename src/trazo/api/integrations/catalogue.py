@@ -17,7 +17,12 @@ class Field:
     name: str
     required: bool = False
     secret: bool = False
-    kind: str = "text"  # text | sender | url | port | flag
+    kind: str = "text"  # text | sender | url | host | port | flag
+
+    @property
+    def is_destination(self):
+        """Where the vendor's secrets are sent (or, for a redirect URI, where its codes go)."""
+        return self.kind in ("url", "host", "port")
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,7 @@ CATALOGUE = {vendor.name: vendor for vendor in (
         Field("api_key", required=True, secret=True), Field("from_email", required=True, kind="sender"),
         Field("api_base", kind="url"))),
     VendorType("smtp", EMAIL, "SMTP", (
-        Field("host", required=True), Field("port", kind="port"), Field("username"),
+        Field("host", required=True, kind="host"), Field("port", kind="port"), Field("username"),
         Field("password", secret=True), Field("starttls", kind="flag"),
         Field("from_email", required=True, kind="sender"))),
     VendorType("stripe", PAYMENT, "Stripe", (
@@ -112,10 +117,22 @@ def _clean_value(field, value):
     return text
 
 
+def missing_fields(kind, config):
+    """The required fields `config` lacks (secrets cleared by a change of address among them)."""
+    return [field.name for field in kind.fields if field.required and config.get(field.name) in (None, "")]
+
+
+def _destination(kind, config):
+    return {field.name: config.get(field.name) for field in kind.fields if field.is_destination}
+
+
 def merged_config(kind, submitted, current=None):
     """`current` updated with `submitted`: unknown keys dropped, null or "" removes an optional key,
-    a masked value sent back leaves the secret as it is. 422 when a required field ends up missing."""
+    a masked value sent back leaves the secret as it is. A changed host or URL clears every secret
+    not entered again in the same request: a secret only ever goes where it was entered for.
+    422 when this change leaves a required field missing (cleared secrets aside)."""
     config = dict(current or {})
+    entered = set()
     for name, value in (submitted or {}).items():
         field = kind.field(name)
         if field is None:
@@ -126,7 +143,14 @@ def merged_config(kind, submitted, current=None):
         if field.secret and isinstance(value, str) and value.startswith(MASK_CHARACTER):
             continue
         config[name] = _clean_value(field, value)
-    missing = [field.name for field in kind.fields if field.required and config.get(field.name) in (None, "")]
+        entered.add(name)
+    cleared = set()
+    if current is not None and _destination(kind, config) != _destination(kind, current):
+        cleared = {field.name for field in kind.fields if field.secret and field.name not in entered}
+        for name in cleared:
+            config.pop(name, None)
+    already_missing = set(missing_fields(kind, current)) if current is not None else set()
+    missing = [name for name in missing_fields(kind, config) if name not in cleared | already_missing]
     if missing:
         raise ValidationFailed("config", _("Missing required fields for %(vendor)s: %(fields)s",
                                            vendor=kind.name, fields=", ".join(missing)))

@@ -1,7 +1,9 @@
-"""Connection tests that exercise a vendor's credentials without side effects."""
+"""Connection tests that exercise a vendor's credentials without side effects, each under the
+total deadline of its integration (EMAIL_TIMEOUT, STRIPE_TIMEOUT, OAUTH_TIMEOUT)."""
 import requests
 from flask import current_app
 
+from ...services import outbound
 from ...services.email.backends import EmailDeliveryError
 from ...services.email.resend import ResendBackend
 from ...services.email.smtp_check import check_smtp
@@ -9,8 +11,9 @@ from ..oauth import clients
 from ..oauth.providers import build_provider
 
 TIMEOUT = (5, 10)
+MAX_ANSWER_BYTES = 1 << 20
 PROBE_CODE = "trazo-connection-test"
-_stripe_http = requests.Session()
+_stripe_http = outbound.session()
 
 
 class CheckFailed(Exception):
@@ -18,18 +21,20 @@ class CheckFailed(Exception):
 
 
 def _resend(config):
-    ResendBackend(config["from_email"], config["api_key"], config.get("api_base")).check()
+    ResendBackend(config["from_email"], config["api_key"], config.get("api_base"),
+                  current_app.config["EMAIL_TIMEOUT"]).check()
 
 
 def _smtp(config):
     check_smtp(config["host"], config.get("port", 25), config.get("username", ""), config.get("password", ""),
-               config.get("starttls", False), current_app.config["SMTP_TIMEOUT"])
+               config.get("starttls", False), current_app.config["SMTP_TIMEOUT"], current_app.config["EMAIL_TIMEOUT"])
 
 
 def _stripe(config):
     base = (config.get("api_base") or current_app.config["STRIPE_API_BASE"]).rstrip("/")
     try:
-        response = _stripe_http.get(f"{base}/v1/balance", timeout=TIMEOUT,
+        response = outbound.request(_stripe_http, "GET", f"{base}/v1/balance", timeout=TIMEOUT,
+                                    seconds=current_app.config["STRIPE_TIMEOUT"], max_bytes=MAX_ANSWER_BYTES,
                                     headers={"Authorization": f"Bearer {config['secret_key']}"})
     except requests.RequestException as exc:
         raise CheckFailed(f"Stripe at {base} is unreachable ({exc.__class__.__name__})") from exc

@@ -21,7 +21,9 @@ def active_email_backend():
     if active is None:
         return None
     vendor_type, config = active
+    deadline = current_app.config["EMAIL_TIMEOUT"]
     if vendor_type == "resend":
-        return ResendBackend(config["from_email"], config["api_key"], config.get("api_base"))
+        return ResendBackend(config["from_email"], config["api_key"], config.get("api_base"), deadline)
     return SmtpBackend(config["from_email"], config["host"], config.get("port", 25), config.get("username", ""),
-                       config.get("password", ""), config.get("starttls", False), current_app.config["SMTP_TIMEOUT"])
+                       config.get("password", ""), config.get("starttls", False), current_app.config["SMTP_TIMEOUT"],
+                       deadline)

@@ -13,7 +13,7 @@ from ...models.base import utcnow
 from ...models.security import IntegrationVendor
 from ...services import audit, crypto
 from ..common import found_or_404
-from .catalogue import CATEGORIES, OAUTH, masked_config, merged_config, vendor_type
+from .catalogue import CATEGORIES, OAUTH, masked_config, merged_config, missing_fields, vendor_type
 from .checks import CheckFailed, run_check
 
 
@@ -28,13 +28,15 @@ def _config(vendor):
 
 def describe(vendor):
     is_default = vendor.default_slot is not None
+    config = _config(vendor)
     return {
         "id": vendor.id, "vendor_type": vendor.vendor_type, "category": vendor.category,
-        "display_name": vendor.display_name, "is_configured": True, "is_default": is_default,
+        "display_name": vendor.display_name,
+        "is_configured": not missing_fields(vendor_type(vendor.vendor_type), config), "is_default": is_default,
         "is_active_payment": is_default and vendor.category == "payment",
         "is_active_oauth": is_default and vendor.category == OAUTH,
         "connection_tested": vendor.connection_tested, "last_test_at": vendor.last_test_at,
-        "last_test_success": vendor.last_test_success, "config_fields": sorted(_config(vendor)),
+        "last_test_success": vendor.last_test_success, "config_fields": sorted(config),
         "created_at": vendor.created_at, "updated_at": vendor.updated_at,
     }
 
@@ -68,18 +70,22 @@ def create_vendor(admin, data):
 
 
 def update_vendor(admin, vendor_id, data):
-    """Rename and/or change some settings (merged into the stored ones); new settings need a new test."""
+    """Rename and/or change some settings (merged into the stored ones); new settings need a new test,
+    and a vendor left without its secrets (a changed address clears them) stops being a default."""
     vendor = _get(vendor_id)
     changed = []
     if data.get("display_name"):
         vendor.display_name = data["display_name"]
         changed.append("display_name")
     if data.get("config") is not None:
+        kind = vendor_type(vendor.vendor_type)
         current = _config(vendor)
-        config = merged_config(vendor_type(vendor.vendor_type), data["config"], current)
+        config = merged_config(kind, data["config"], current)
         if config != current:
             vendor.encrypted_config = crypto.encrypt_json(config)
             vendor.connection_tested, vendor.last_test_success, vendor.last_test_at = False, None, None
+            if missing_fields(kind, config):
+                vendor.default_slot = None
             changed.append("config")
     vendor.updated_at = utcnow()
     db.session.commit()
@@ -114,16 +120,25 @@ def masked_vendor_config(vendor_id):
 
 
 def test_vendor(admin, vendor_id):
-    """Run the vendor's connection check and remember the outcome."""
+    """Run the vendor's connection check and remember the outcome (nothing is sent while a
+    required setting, such as a secret cleared by a change of address, is missing)."""
     vendor = _get(vendor_id)
-    label = vendor_type(vendor.vendor_type).label
+    kind = vendor_type(vendor.vendor_type)
+    label = kind.label
+    config, tested = _config(vendor), vendor.encrypted_config
+    missing = missing_fields(kind, config)
+    db.session.close()  # the vendor is called with no database connection held
     try:
-        run_check(vendor.vendor_type, _config(vendor))
+        if missing:
+            raise CheckFailed(f"not set (enter them again): {', '.join(missing)}")
+        run_check(kind.name, config)
         success, detail = True, None
     except CheckFailed as exc:
         success, detail = False, str(exc)
-    vendor.connection_tested, vendor.last_test_success, vendor.last_test_at = True, success, utcnow()
-    db.session.commit()
+    vendor = _get(vendor_id)
+    if vendor.encrypted_config == tested:  # settings changed meanwhile are still untested
+        vendor.connection_tested, vendor.last_test_success, vendor.last_test_at = True, success, utcnow()
+        db.session.commit()
     _audit(admin, "vendor_tested", vendor, success=success)
     if success:
         return {"success": True, "message": _("Connection to %(vendor)s successful", vendor=label),

@@ -1,22 +1,27 @@
 """HTTP conversations with the OAuth providers: discovery, JWKS, code exchange, identities.
 
-One requests.Session for the OAuth integration, (connect, read) timeouts on every call, no
-retries. Discovery documents and JWKS are cached for an hour (JWKS refetched once when a token
-names an unknown key, which is how providers rotate keys).
+One requests.Session for the OAuth integration, (connect, read) timeouts and a total deadline
+(OAUTH_TIMEOUT) on every call, a cap on what is read, no retries. Discovery documents and JWKS
+are cached for an hour (JWKS refetched once when a token names an unknown key, which is how
+providers rotate keys).
 """
 import threading
 import time
 from dataclasses import dataclass
 
 import requests
+from flask import current_app
 from joserfc import jwt
 from joserfc.errors import InvalidKeyIdError, JoseError
 from joserfc.jwk import KeySet
 
+from ...services import outbound
+
 TIMEOUT = (5, 10)
+MAX_ANSWER_BYTES = 1 << 20
 CACHE_SECONDS = 3600
 CLOCK_LEEWAY_SECONDS = 60
-_http = requests.Session()
+_http = outbound.session()
 _cache = {}
 _cache_lock = threading.Lock()
 
@@ -39,9 +44,11 @@ class Identity:
 
 
 def call(method, url, **kwargs):
-    """The response of one request; network failures become ProviderUnavailable."""
+    """The answer of one request (read whole, capped); network failures and a passed deadline
+    become ProviderUnavailable."""
     try:
-        return _http.request(method, url, timeout=TIMEOUT, **kwargs)
+        return outbound.request(_http, method, url, seconds=current_app.config["OAUTH_TIMEOUT"],
+                                max_bytes=MAX_ANSWER_BYTES, timeout=TIMEOUT, **kwargs)
     except requests.RequestException as exc:
         raise ProviderUnavailable(f"{method} {url} failed: {exc.__class__.__name__}") from exc
 

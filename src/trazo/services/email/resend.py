@@ -1,11 +1,13 @@
 """Resend's HTTP API as an e-mail backend: POST {api_base}/emails with a Bearer key."""
 import requests
 
+from .. import outbound
 from .backends import EmailDeliveryError
 
 DEFAULT_API_BASE = "https://api.resend.com"
 TIMEOUT = (5, 15)
-_http = requests.Session()
+MAX_ANSWER_BYTES = 1 << 20
+_http = outbound.session()
 
 
 def _error_text(response):
@@ -19,15 +21,17 @@ def _error_text(response):
 class ResendBackend:
     name = "resend"
 
-    def __init__(self, sender, api_key, api_base=None):
+    def __init__(self, sender, api_key, api_base=None, deadline=30):
         self.sender = sender
         self.api_key = api_key
         self.api_base = (api_base or DEFAULT_API_BASE).rstrip("/")
+        self.deadline = deadline
 
     def _request(self, method, path, **kwargs):
         try:
-            return _http.request(method, f"{self.api_base}{path}", timeout=TIMEOUT,
-                                 headers={"Authorization": f"Bearer {self.api_key}"}, **kwargs)
+            return outbound.request(_http, method, f"{self.api_base}{path}", seconds=self.deadline,
+                                    max_bytes=MAX_ANSWER_BYTES, timeout=TIMEOUT,
+                                    headers={"Authorization": f"Bearer {self.api_key}"}, **kwargs)
         except requests.RequestException as exc:
             raise EmailDeliveryError(f"Resend at {self.api_base} is unreachable ({exc.__class__.__name__})") from exc
 

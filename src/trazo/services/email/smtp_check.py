@@ -1,18 +1,20 @@
 """A connection check for an SMTP server: connect, EHLO, STARTTLS when asked, log in when a user is set."""
 import smtplib
 
+from .. import outbound
 from .backends import EmailDeliveryError
 
 
-def check_smtp(host, port=25, username="", password="", starttls=False, timeout=10):
-    """Return None when the server accepts us; raise EmailDeliveryError saying what failed."""
+def check_smtp(host, port=25, username="", password="", starttls=False, timeout=10, deadline=30):
+    """Return None when the server accepts us; raise EmailDeliveryError saying what failed.
+    `timeout` bounds each socket operation, `deadline` the whole check."""
     try:
-        with smtplib.SMTP(host, int(port), timeout=timeout) as smtp:
+        with outbound.deadline(deadline), smtplib.SMTP(host, int(port), timeout=timeout) as smtp:
             code, _banner = smtp.ehlo()
             if code != 250:
                 raise EmailDeliveryError(f"{host}:{port} refused EHLO ({code})")
             if starttls:
-                smtp.starttls()
+                smtp.starttls(context=outbound.ssl_context())
                 smtp.ehlo()
             if username:
                 smtp.login(username, password or "")

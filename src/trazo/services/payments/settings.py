@@ -9,7 +9,7 @@ from ...models.billing import PROVIDER_STRIPE
 
 log = logging.getLogger(__name__)
 
-READ_TIMEOUT = 30  # seconds; STRIPE_TIMEOUT overrides it
+READ_TIMEOUT = 30  # seconds, the total deadline of one call; STRIPE_TIMEOUT overrides it
 
 
 @dataclass(frozen=True)

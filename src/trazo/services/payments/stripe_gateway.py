@@ -1,6 +1,8 @@
-"""Stripe through the `stripe` package: one requests.Session, timeouts, errors as API errors.
+"""Stripe through the `stripe` package: one requests.Session, a total deadline per call
+(STRIPE_TIMEOUT), errors as API errors.
 
 Every method answers plain dicts, so the billing services never touch Stripe's object types.
+Callers give the database connection back before calling (a slow gateway must not hold the pool).
 """
 import json
 import logging
@@ -11,13 +13,14 @@ from flask_babel import gettext as _
 
 from ...errors import AppError, BadRequest, GatewayTimeout, UpstreamError
 from ...models.billing import PROVIDER_STRIPE
+from .. import outbound
 
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 5
 SIGNATURE_TOLERANCE = 300
 MAX_REASON_CHARS = 300
-_SESSION = requests.Session()
+_SESSION = outbound.session()
 
 
 class PaymentGatewayError(UpstreamError):
@@ -38,9 +41,13 @@ def _is_timeout(exc):
     return False
 
 
+def _timeout():
+    return GatewayTimeout(_("The payment provider did not answer in time"))
+
+
 def _translate(exc):
     if isinstance(exc, stripe.APIConnectionError) and _is_timeout(exc):
-        return GatewayTimeout(_("The payment provider did not answer in time"))
+        return _timeout()
     reason = " ".join(str(getattr(exc, "user_message", None) or exc).split())[:MAX_REASON_CHARS]
     error = PaymentGatewayError(_("Payment provider (%(provider)s) error: %(reason)s", provider=PROVIDER_STRIPE,
                                   reason=reason))
@@ -91,7 +98,11 @@ class StripeGateway:
 
     def _call(self, method, *args, **params):
         try:
-            result = method(*args, params=params) if params else method(*args)
+            with outbound.deadline(self.settings.read_timeout):
+                result = method(*args, params=params) if params else method(*args)
+        except outbound.DeadlineExceeded as exc:
+            log.warning("stripe call passed its deadline of %s s", self.settings.read_timeout)
+            raise _timeout() from exc
         except stripe.StripeError as exc:
             log.warning("stripe call failed: %s", exc)
             raise _translate(exc) from exc

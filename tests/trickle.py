@@ -1,0 +1,91 @@
+"""Servers on 127.0.0.1 that answer one byte a second, so no single read ever times out: only a
+total deadline ends a call to them."""
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+
+from .servers import LocalHttpServer
+
+TRICKLE_SECONDS = 40
+
+
+def _trickle(write, first=b""):
+    ends = time.monotonic() + TRICKLE_SECONDS
+    try:
+        write(first)
+        while time.monotonic() < ends:
+            write(b" ")
+            time.sleep(1)
+    except OSError:
+        pass  # the client gave up
+
+
+class TrickleHttp(LocalHttpServer):
+    """Answers any request with complete headers, then a JSON body one byte a second."""
+
+    def __init__(self):
+        self.arrived = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _serve(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                server.arrived.set()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(TRICKLE_SECONDS + 10))
+                self.end_headers()
+                self.wfile.flush()
+
+                def write(data):
+                    self.wfile.write(data)
+                    self.wfile.flush()
+
+                _trickle(write, b"{")
+
+            do_GET = do_POST = do_DELETE = _serve
+
+            def log_message(self, *_args):
+                pass
+
+        super().__init__(Handler)
+
+
+class TrickleSmtp:
+    """An SMTP server whose greeting ("220 ...") never ends: one byte a second."""
+
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.arrived = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def port(self):
+        return self.listener.getsockname()[1]
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def _accept(self):
+        while True:
+            try:
+                connection, _address = self.listener.accept()
+            except OSError:
+                return
+            self.arrived.set()
+            threading.Thread(target=self._greet, args=(connection,), daemon=True).start()
+
+    def _greet(self, connection):
+        with connection:
+            _trickle(connection.sendall, b"220")
+
+    def stop(self):
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.listener.close()
