@@ -3,7 +3,9 @@
 It answers POST /{type}/svg (the source as the text/plain body) the way Kroki does: SVG on success,
 `400` with a plain-text "Error 400: ..." (and a stack trace line) on a syntax error, `404` for a type
 it does not know. `mode` makes it fail on
-purpose: "down" answers 503, "slow" waits before answering.
+purpose: "down" answers 503, "slow" waits before answering, "trickle" sends its answer one byte at a
+time for `slow_seconds`. `svg`, when set, is answered as is (a hostile renderer); `probe`, when set, is
+called on every request and what it returns is kept in `probed`.
 """
 import time
 from http.server import BaseHTTPRequestHandler
@@ -16,9 +18,12 @@ from ...servers import LocalHttpServer
 
 class KrokiServer(LocalHttpServer):
     def __init__(self):
-        self.renderer = LocalRenderer({}, timeout=10)
+        self.renderer = LocalRenderer({"RENDER_CPU_SECONDS": 10, "RENDER_MEMORY_MB": 512}, timeout=10)
         self.mode = "ok"
         self.slow_seconds = 3
+        self.svg = None
+        self.probe = None
+        self.probed = []
         self.requests = []
         super().__init__(self._handler())
 
@@ -27,8 +32,9 @@ class KrokiServer(LocalHttpServer):
         return self.origin
 
     def reset(self):
-        self.mode = "ok"
+        self.mode, self.svg, self.probe = "ok", None, None
         self.requests.clear()
+        self.probed.clear()
 
     def answer(self, path, content_type, body):
         """(status, content type, body) for one request."""
@@ -37,6 +43,10 @@ class KrokiServer(LocalHttpServer):
             return 404, "text/plain", b"Error 404: Not Found"
         diagram_type, source = parts[0], body.decode("utf-8")
         self.requests.append({"type": diagram_type, "source": source, "content_type": content_type})
+        if self.probe is not None:
+            self.probed.append(self.probe())
+        if self.svg is not None:
+            return 200, "image/svg+xml", self.svg.encode("utf-8")
         if self.mode == "down":
             return 503, "text/plain", b"Error 503: Service Unavailable"
         if self.mode == "slow":
@@ -56,6 +66,8 @@ class KrokiServer(LocalHttpServer):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 status, content_type, payload = server.answer(self.path, self.headers.get("Content-Type"), body)
+                if server.mode == "trickle":
+                    return self.trickle(status, content_type, payload)
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", content_type)
@@ -64,6 +76,22 @@ class KrokiServer(LocalHttpServer):
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (the timeout test)
+
+            def trickle(self, status, content_type, payload):
+                """The answer, then a space every 0.1 s: each read waits far less than any read timeout."""
+                spaces = int(server.slow_seconds * 10)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(payload) + spaces))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    for _ in range(spaces):
+                        time.sleep(0.1)
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def log_message(self, *_args):
                 pass

@@ -75,7 +75,7 @@ def test_local_plantuml_appears_with_its_jar_and_a_broken_one_is_a_502(client, s
 def test_local_timeout_is_a_504(client, settings):
     # A graph big enough that laying it out takes far longer than the 1 s allowed.
     edges = "\n".join(f"n{i} -> n{(i * 7919) % 3000}" for i in range(3000))
-    settings(RENDER_BACKEND="local", RENDER_TIMEOUT=1)
+    settings(RENDER_BACKEND="local", RENDER_TIMEOUT=1, RENDER_MAX_GRAPH_EDGES=5000)
     response = _render(client, f"digraph {{\n{edges}\n}}")
     assert error_detail(response, 504) == "The rendering service did not answer in time"
 

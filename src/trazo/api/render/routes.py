@@ -9,17 +9,24 @@ from .schemas import RenderSchema
 
 blp = Blueprint("render", __name__, description="Diagram rendering (public)")
 
+# The SVG is sanitized already; should anything slip through, a browser opening it still runs and
+# fetches nothing.
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+
 
 @blp.route("/render", methods=["POST"])
 @blp.doc(security=[])
 @limiter.limit(limit("RENDER"))
 @blp.arguments(RenderSchema)
 @blp.response(200, {"type": "string"}, content_type="image/svg+xml", description="The diagram as SVG")
-@blp.alt_response(400, "DEFAULT_ERROR", description="Unsupported type (the supported ones are listed) "
-                                                    "or a syntax error (with its line)")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many renders from this address")
+@blp.alt_response(400, "DEFAULT_ERROR", description="Unsupported type (the supported ones are listed), "
+                                                    "a syntax error (with its line), or a diagram too "
+                                                    "large or complex to draw")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many renders from this address (renders not "
+                                                    "served from the cache have a smaller budget)")
 @blp.alt_response(502, "DEFAULT_ERROR", description="The renderer failed")
 @blp.alt_response(504, "DEFAULT_ERROR", description="The renderer did not answer in time")
 def render(data):
     """Render a diagram source to SVG"""
-    return Response(service.render(data["diagram_type"], data["source"]), mimetype="image/svg+xml")
+    return Response(service.render(data["diagram_type"], data["source"]), mimetype="image/svg+xml",
+                    headers={"Content-Security-Policy": SVG_POLICY})

@@ -1,10 +1,14 @@
 """Render a diagram source to SVG with the configured backend; renderer failures become statuses."""
 import logging
+import time
 
 from flask import current_app
 from flask_babel import gettext as _
+from limits import parse
 
-from ...errors import BadRequest, GatewayTimeout, ServiceUnavailable, UpstreamError
+from ...errors import BadRequest, GatewayTimeout, ServiceUnavailable, TooManyRequests, UpstreamError, ValidationFailed
+from ...extensions import limiter
+from ...ratelimit import client_address
 from ...services import render as renderers
 from ..diagrams.types import RENDERABLE_TYPES
 
@@ -31,13 +35,16 @@ def render(diagram_type, source):
     if kind not in supported:
         raise BadRequest(_("Unsupported diagram type '%(type)s'. Supported types: %(types)s",
                            type=diagram_type, types=", ".join(sorted(supported))))
+    _check_size(kind, source, config)
     try:
-        return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"))
+        return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), _spend_miss_budget)
     except renderers.DiagramSyntaxError as exc:
         if exc.line:
             raise BadRequest(_("Syntax error on line %(line)s: %(message)s", line=exc.line,
                                message=exc.message)) from exc
         raise BadRequest(_("Syntax error: %(message)s", message=exc.message)) from exc
+    except renderers.RendererLimitExceeded as exc:
+        raise BadRequest(_("The diagram is too large or too complex to render")) from exc
     except renderers.RendererTimeout as exc:
         raise GatewayTimeout(_("The rendering service did not answer in time")) from exc
     except renderers.RendererBusy as exc:
@@ -45,3 +52,27 @@ def render(diagram_type, source):
     except renderers.RendererFailed as exc:
         log.warning("%s renderer failed on %s: %s", renderer.name, kind, exc)
         raise UpstreamError(_("The rendering service failed: %(reason)s", reason=str(exc))) from exc
+
+
+def _check_size(kind, source, config):
+    """Refuse, before any work, sources whose size alone makes them too costly to draw."""
+    limit = config["RENDER_MAX_SOURCE_BYTES"]
+    if len(source.encode("utf-8")) > limit:
+        raise ValidationFailed("source", _("The source is larger than %(limit)s bytes", limit=limit))
+    if kind == "graphviz":
+        edges, most = renderers.count_edges(source), config["RENDER_MAX_GRAPH_EDGES"]
+        if edges > most:
+            raise BadRequest(_("The graph has %(edges)s edges; at most %(limit)s can be rendered",
+                               edges=edges, limit=most))
+
+
+def _spend_miss_budget():
+    """A render the cache cannot answer costs a process (or a Kroki call): it spends a second, smaller
+    per-address budget, RATE_LIMIT_RENDER_MISS, on top of RATE_LIMIT_RENDER."""
+    if not (limiter.enabled and limiter.initialized):
+        return
+    config = current_app.config
+    item = parse(config["RATE_LIMIT_RENDER_MISS"])
+    key = (config["RATELIMIT_KEY_PREFIX"], "render-miss", client_address())
+    if not limiter.limiter.hit(item, *key):
+        raise TooManyRequests(limiter.limiter.get_window_stats(item, *key).reset_time - time.time())

@@ -1,15 +1,25 @@
 """Diagram rendering to SVG behind one interface: `kroki` (HTTP) or `local` (installed tools),
-chosen by RENDER_BACKEND, with identical renders served from a cache."""
+chosen by RENDER_BACKEND, with identical renders served from a cache. Every SVG is sanitized once,
+before it is cached, so nothing else hands out a renderer's raw output."""
 from . import cache
 from .base import MAX_SVG_BYTES, Renderer
-from .errors import DiagramSyntaxError, RendererBusy, RendererFailed, RenderError, RendererTimeout
+from .errors import (
+    DiagramSyntaxError,
+    RendererBusy,
+    RendererFailed,
+    RendererLimitExceeded,
+    RenderError,
+    RendererTimeout,
+)
+from .graph_size import count_edges
 from .kroki import KrokiRenderer
 from .local import LocalRenderer
+from .sanitize import clean_svg
 
 BACKENDS = ("kroki", "local")
 
 __all__ = ["BACKENDS", "DiagramSyntaxError", "RenderError", "Renderer", "RendererBusy", "RendererFailed",
-           "RendererTimeout", "configured_renderer", "render_cached"]
+           "RendererLimitExceeded", "RendererTimeout", "configured_renderer", "count_edges", "render_cached"]
 
 
 def configured_renderer(config):
@@ -23,11 +33,14 @@ def configured_renderer(config):
     return None
 
 
-def render_cached(renderer, diagram_type, source, redis_url=None):
-    """The SVG of `source`, from the cache when this backend already rendered the same text."""
+def render_cached(renderer, diagram_type, source, redis_url=None, before_render=None):
+    """The sanitized SVG of `source`, from the cache when this backend already rendered the same text;
+    `before_render()` runs only when it did not (it may refuse by raising)."""
     key = cache.cache_key(renderer.name, diagram_type, source)
     svg = cache.get(key, redis_url)
     if svg is None:
-        svg = renderer.render_svg(diagram_type, source)
+        if before_render is not None:
+            before_render()
+        svg = clean_svg(renderer.render_svg(diagram_type, source))
         cache.put(key, svg, redis_url)
     return svg

@@ -9,7 +9,8 @@ import redis
 
 log = logging.getLogger(__name__)
 
-REDIS_PREFIX = "trazo-render:"
+# v2: entries are sanitized SVG; older ones (raw renderer output) are never read.
+REDIS_PREFIX = "trazo-render:v2:"
 REDIS_TTL_SECONDS = 24 * 3600
 REDIS_SOCKET_TIMEOUT = 0.5
 MAX_MEMORY_BYTES = 32 * 1024 * 1024

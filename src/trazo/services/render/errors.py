@@ -24,3 +24,8 @@ class RendererTimeout(RenderError):
 
 class RendererBusy(RenderError):
     """Every local rendering slot stayed taken for the whole timeout."""
+
+
+class RendererLimitExceeded(RenderError):
+    """The source asks for more than a render may use: too large a graph, or the tool ran out of its
+    CPU time or memory."""

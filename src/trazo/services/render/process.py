@@ -1,5 +1,7 @@
-"""Run a rendering tool on a source text with a deadline and a cap on what it may print."""
+"""Run a rendering tool on a source text with a deadline, kernel limits on what it may use, and a cap
+on what it may print."""
 import os
+import resource
 import selectors
 import subprocess
 import threading
@@ -13,19 +15,53 @@ _CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
+class Limits:
+    """What one tool process may use; the kernel enforces it (CPU: SIGXCPU, memory: failed allocations)."""
+
+    cpu_seconds: int
+    address_space: int | None = None  # bytes of virtual memory (Java reserves far more than it uses)
+    data: int | None = None  # bytes of heap and private mappings: the memory bound for Java
+    open_files: int = 256
+    file_bytes: int = 1024 * 1024
+
+    def apply(self):
+        """Runs in the child between fork and exec: only getrlimit/setrlimit, nothing that takes a lock."""
+        _lower(resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 1)  # SIGXCPU, then SIGKILL
+        _lower(resource.RLIMIT_NOFILE, self.open_files)
+        _lower(resource.RLIMIT_FSIZE, self.file_bytes)
+        _lower(resource.RLIMIT_CORE, 0)
+        if self.address_space:
+            _lower(resource.RLIMIT_AS, self.address_space)
+        if self.data:
+            _lower(resource.RLIMIT_DATA, self.data)
+
+
+def _lower(kind, soft, hard=None):
+    """Set a limit, never above the hard limit this process already has (only root may raise it)."""
+    hard = soft if hard is None else hard
+    ceiling = resource.getrlimit(kind)[1]
+    if ceiling != resource.RLIM_INFINITY:
+        soft, hard = min(soft, ceiling), min(hard, ceiling)
+    resource.setrlimit(kind, (soft, hard))
+
+
+@dataclass(frozen=True)
 class Completed:
     returncode: int
     stdout: bytes
     stderr: str
 
 
-def run_capped(command, stdin_bytes, timeout, max_output, env, cwd):
-    """Feed `stdin_bytes` to `command`; kill it past `timeout` seconds or `max_output` bytes of output."""
+def run_capped(command, stdin_bytes, timeout, max_output, env, cwd, limits):
+    """Feed `stdin_bytes` to `command` under `limits`; kill it past `timeout` seconds or `max_output`
+    bytes of output."""
     try:
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=env, cwd=cwd)
+                                   stderr=subprocess.PIPE, env=env, cwd=cwd, preexec_fn=limits.apply)
     except OSError as exc:
         raise RendererFailed(f"cannot start {os.path.basename(command[0])}: {exc.strerror}") from exc
+    except subprocess.SubprocessError as exc:  # the limits could not be set in the child
+        raise RendererFailed(f"cannot start {os.path.basename(command[0])} under its limits") from exc
     feeder = threading.Thread(target=_feed, args=(process.stdin, stdin_bytes), daemon=True)
     feeder.start()
     deadline = time.monotonic() + timeout
