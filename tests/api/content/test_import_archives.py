@@ -1,6 +1,7 @@
 """Archives: our exports round-trip exactly; hostile archives are refused or skipped, writing nothing."""
 import json
 import os
+import tracemalloc
 
 import pytest
 from sqlalchemy import text
@@ -9,7 +10,7 @@ from trazo.extensions import db
 
 from ...helpers import create_diagram, create_folder, create_project, error_detail
 from .test_import import tree, upload
-from .zips import bomb, lying_sizes, make_zip
+from .zips import bomb, crowded_directory, lying_sizes, make_zip
 
 SKETCH = json.dumps({"version": 1, "elements": [{"id": "r", "type": "rectangle", "x": 1, "y": 2}],
                      "viewport": {"zoom": 1}, "background": "#fff"}, indent=1)
@@ -132,6 +133,21 @@ def test_too_many_entries_and_broken_archives_are_invalid(user, project):
     assert (detail["reason"], detail["message"]) == (
         "invalid_zip", "El archivo broken.zip no se puede importar (invalid_zip).")
     assert _nothing_written(user, project["id"])
+
+
+@pytest.mark.parametrize("declared", [200_000, 100], ids=["declared", "hidden"])
+def test_a_directory_of_200k_entries_is_refused_before_zipfile_reads_it(user, project, declared):
+    crowded = crowded_directory(200_000, declared)
+    tracemalloc.start()
+    try:
+        response = upload(user, project["id"], [("crowded.zip", crowded)], dry_run=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    detail = error_detail(response, 400)
+    assert (detail["error"], detail["file"], detail["reason"]) == ("invalid_upload", "crowded.zip", "too_many_files")
+    # About the upload's own size once refused early; zipfile's 200k entry objects would add ~70 MB.
+    assert peak < 6 * len(crowded), peak
 
 
 @pytest.fixture

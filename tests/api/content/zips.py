@@ -31,3 +31,17 @@ def lying_sizes(path, data, claimed_size):
         start = raw.find(signature)
         raw[start + offset:start + offset + 4] = struct.pack("<I", claimed_size)
     return bytes(raw)
+
+
+def crowded_directory(entries, declared):
+    """A bare central directory of `entries` one-letter entries whose end record declares `declared`
+    (ZIP64 end records when that does not fit in 16 bits). zipfile reads every entry the directory holds."""
+    entry = struct.pack("<4s4B4HL2L5H2L", b"PK\x01\x02", 20, 0, 20, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0)
+    directory = (entry + b"a") * entries
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, min(declared, 0xFFFF), min(declared, 0xFFFF),
+                      len(directory), 0, 0)
+    if declared <= 0xFFFF:
+        return directory + end
+    zip64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, declared, declared, len(directory), 0)
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, len(directory), 1)
+    return directory + zip64 + locator + end

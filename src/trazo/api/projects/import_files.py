@@ -14,10 +14,20 @@ from ...errors import BadRequest
 
 MAX_FILES = 500
 MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024
+# Entries of one archive, directories and hidden files included, and the bytes of its central
+# directory: both are checked before zipfile builds one object per entry the directory holds.
+MAX_ENTRIES = 4 * MAX_FILES
+MAX_DIRECTORY_BYTES = MAX_ENTRIES * 1024
 ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+DIRECTORY_ENTRY = b"PK\x01\x02"
+DIRECTORY_ENTRY_SIZE = 46  # fixed part; the name, extra field and comment lengths sit at offset 28
 END_OF_DIRECTORY = b"PK\x05\x06"
+END_OF_DIRECTORY_SIZE = 22
+MAX_COMMENT = 0xFFFF
 ZIP64_LOCATOR = b"PK\x06\x07"
+ZIP64_LOCATOR_SIZE = 20
 ZIP64_END_OF_DIRECTORY = b"PK\x06\x06"
+ZIP64_END_OF_DIRECTORY_SIZE = 56
 READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, RuntimeError, NotImplementedError, zlib.error, OSError,
                EOFError, ValueError)
 
@@ -52,23 +62,53 @@ def is_zip(name, data):
     return data[:4] in ZIP_SIGNATURES or name.lower().endswith(".zip")
 
 
-def _declared_entries(data):
-    """Entry count from the end-of-directory records, read before the directory itself is parsed."""
-    position = data.rfind(END_OF_DIRECTORY, max(0, len(data) - 65_557))
-    if position < 0 or len(data) < position + 22:
+def _end_of_directory(data):
+    """Offset of the end-of-directory record, found the way zipfile finds it, or -1."""
+    end = len(data) - END_OF_DIRECTORY_SIZE
+    if end >= 0 and data[end:end + 4] == END_OF_DIRECTORY and data[-2:] == b"\0\0":
+        return end
+    end = data.rfind(END_OF_DIRECTORY, max(0, len(data) - MAX_COMMENT - 1 - END_OF_DIRECTORY_SIZE))
+    return end if 0 <= end <= len(data) - END_OF_DIRECTORY_SIZE else -1
+
+
+def _directory(data):
+    """(declared entries, directory bytes, directory offset) from the end records (ZIP64 ones too)."""
+    end = _end_of_directory(data)
+    if end < 0:
         return None
-    count = struct.unpack("<H", data[position + 10:position + 12])[0]
-    locator = position - 20
-    if count == 0xFFFF and locator >= 0 and data[locator:locator + 4] == ZIP64_LOCATOR:
-        record = struct.unpack("<Q", data[locator + 8:locator + 16])[0]
-        if data[record:record + 4] == ZIP64_END_OF_DIRECTORY and len(data) >= record + 40:
-            count = struct.unpack("<Q", data[record + 32:record + 40])[0]
+    entries, size = struct.unpack_from("<HL", data, end + 10)
+    record = end - ZIP64_LOCATOR_SIZE - ZIP64_END_OF_DIRECTORY_SIZE
+    if (record >= 0 and data[end - ZIP64_LOCATOR_SIZE:end - ZIP64_LOCATOR_SIZE + 4] == ZIP64_LOCATOR
+            and data[record:record + 4] == ZIP64_END_OF_DIRECTORY):
+        entries, size = struct.unpack_from("<QQ", data, record + 32)
+        end = record
+    return entries, size, end - size
+
+
+def _listed_entries(data, start, size, limit):
+    """How many entries the directory really holds (zipfile reads them all, whatever the count says),
+    counted up to limit + 1 without decoding any."""
+    count, position, stop = 0, start, min(start + size, len(data))
+    while 0 <= position and position + DIRECTORY_ENTRY_SIZE <= stop and count <= limit:
+        if data[position:position + 4] != DIRECTORY_ENTRY:
+            break
+        position += DIRECTORY_ENTRY_SIZE + sum(struct.unpack_from("<3H", data, position + 28))
+        count += 1
     return count
 
 
+def _crowded(data):
+    """Whether the archive lists more entries, or a larger directory, than an import reads."""
+    directory = _directory(data)
+    if directory is None:
+        return False  # not a ZIP: zipfile says so
+    entries, size, start = directory
+    return (entries > MAX_ENTRIES or size > MAX_DIRECTORY_BYTES
+            or _listed_entries(data, start, size, MAX_ENTRIES) > MAX_ENTRIES)
+
+
 def _open_archive(upload):
-    declared = _declared_entries(upload.data)
-    if declared is not None and declared > 4 * MAX_FILES:
+    if _crowded(upload.data):
         raise invalid_upload(upload.name, "too_many_files")
     try:
         return zipfile.ZipFile(io.BytesIO(upload.data))

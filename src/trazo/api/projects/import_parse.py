@@ -25,9 +25,14 @@ MERMAID_STARTS = (
 FENCE_TAGS = {"mermaid": "mermaid", "mmd": "mermaid", "plantuml": "plantuml", "puml": "plantuml",
               "uml": "plantuml", "d2": "d2", "dbml": "dbml", "dot": "graphviz",
               **{name: name for name in RENDERABLE_TYPES}}
-FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+-]*)[ \t]*$")
-DBML_LINE = re.compile(r"^\s*(table|enum|project|ref|tablegroup)\s+\S+", re.IGNORECASE | re.MULTILINE)
-D2_LINE = re.compile(r"^\s*(direction|shape|vars|classes)\s*:|^\s*[\w\"']+\s*->\s*[\w\"']+", re.MULTILINE)
+# Linear on any input: no two repeats that can take the same characters sit side by side, and a line
+# start is followed by [^\S\n]* (whitespace but line breaks): \s* would rescan a run of blank lines
+# once from each of its lines.
+FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+-]*)$")  # applied to a stripped line
+DBML_LINE = re.compile(r"^[^\S\n]*(table|enum|project|ref|tablegroup)\s+\S", re.IGNORECASE | re.MULTILINE)
+D2_LINE = re.compile(r"^[^\S\n]*(direction|shape|vars|classes)[^\S\n]*:|^[^\S\n]*[\w\"']+[^\S\n]*->[^\S\n]*[\w\"']",
+                     re.MULTILINE)
+DETECT_CHARS = 64 * 1024  # a source shows its type in its first lines; JSON is still read whole
 
 
 @dataclass
@@ -82,7 +87,8 @@ def detect_type(text):
     stripped = text.strip()
     if not stripped:
         return None
-    lower = stripped.lower()
+    head = stripped[:DETECT_CHARS]
+    lower = head.lower()
     if any(marker in lower for marker in ("@startuml", "@startmindmap", "@startgantt")):
         return "plantuml"
     first_word = lower.split(None, 1)[0]
@@ -90,9 +96,9 @@ def detect_type(text):
         return "mermaid"
     if first_word in ("digraph", "strict"):
         return "graphviz"
-    if DBML_LINE.search(stripped) and "{" in stripped:
+    if DBML_LINE.search(head) and "{" in head:
         return "dbml"
-    if D2_LINE.search(stripped):
+    if D2_LINE.search(head):
         return "d2"
     if stripped[0] in "{[":
         try:
@@ -111,7 +117,7 @@ def parse_markdown(text):
     lines = text.split("\n")
     start = end = language = opener = None
     for index, line in enumerate(lines):
-        match = FENCE.match(line.strip())
+        match = FENCE.match(line.strip()) if "```" in line or "~~~" in line else None
         if not match:
             continue
         if opener is None:

@@ -3,6 +3,8 @@ import json
 import math
 import uuid
 
+from ... import strict_json
+
 SHAPES = ("rectangle", "diamond", "ellipse")
 SKETCH_TYPES = frozenset({*SHAPES, "arrow", "line", "text", "freehand"})
 
@@ -12,10 +14,10 @@ class NotImportable(ValueError):
 
 
 def load_json(text):
-    """JSON from an untrusted file: NaN/Infinity read as 0, absurd nesting is an error."""
+    """JSON from an untrusted file: NaN/Infinity read as 0; absurd nesting or a lone surrogate is an error."""
     try:
-        return json.loads(text, parse_constant=lambda _constant: 0.0)
-    except (ValueError, RecursionError) as exc:
+        return strict_json.loads(text, parse_constant=lambda _constant: 0.0)
+    except ValueError as exc:
         raise NotImportable("invalid_json") from exc
 
 
