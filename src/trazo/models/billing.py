@@ -10,7 +10,8 @@ FREE_PLAN_CODE = "FREE"
 PROVIDER_STRIPE = "stripe"
 BASE_CURRENCY = "usd"
 SUPPORTED_CURRENCIES = ("usd", "eur", "gbp", "mxn", "brl")
-RESOURCE_TYPES = ("projects", "diagrams")
+RESOURCE_TYPES = ("projects", "diagrams", "storage")
+MEGABYTE = 1024 * 1024
 
 # Subscription statuses (the browser client knows exactly these five).
 ACTIVE = "active"
@@ -34,6 +35,7 @@ class Plan(IdMixin, TimestampMixin, Base):
     description: Mapped[str | None] = mapped_column(String(500))
     max_projects: Mapped[int | None] = mapped_column(Integer)
     max_diagrams: Mapped[int | None] = mapped_column(Integer)
+    max_storage_mb: Mapped[int | None] = mapped_column(Integer)
     is_active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False, index=True)
     gateway_provider: Mapped[str | None] = mapped_column(String(32))
     gateway_product_id: Mapped[str | None] = mapped_column(String(255), index=True)
@@ -57,7 +59,9 @@ class Plan(IdMixin, TimestampMixin, Base):
         return self.amounts.get(BASE_CURRENCY, 0)
 
     def limit_for(self, resource_type):
-        return {"projects": self.max_projects, "diagrams": self.max_diagrams}[resource_type]
+        """The limit in the unit usage is counted in: items, or bytes for storage."""
+        storage = None if self.max_storage_mb is None else self.max_storage_mb * MEGABYTE
+        return {"projects": self.max_projects, "diagrams": self.max_diagrams, "storage": storage}[resource_type]
 
 
 class PlanPrice(Base):

@@ -5,14 +5,19 @@ Deleting a user or a project removes everything below it through database cascad
 """
 from datetime import datetime
 
-from sqlalchemy import JSON, Float, ForeignKey, Index, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from .base import Base, IdMixin, TimestampMixin, UTCDateTime, utcnow
 
 DEFAULT_PROJECT_EMOJI = "📊"
 DEFAULT_FOLDER_COLOR = "#3B82F6"
 DEFAULT_DIAGRAM_TYPE = "flowchart"
+
+
+def utf8_size(text):
+    """Bytes of `text` in UTF-8, the unit of the content caps and of the storage quota."""
+    return len((text or "").encode("utf-8", "surrogatepass"))
 
 
 def default_diagram_config():
@@ -61,5 +66,13 @@ class Diagram(IdMixin, TimestampMixin, Base):
     viewport_zoom: Mapped[float] = mapped_column(Float, default=1.0, nullable=False)
     viewport_x: Mapped[float] = mapped_column(Float, default=0.0, nullable=False)
     viewport_y: Mapped[float] = mapped_column(Float, default=0.0, nullable=False)
+    # Kept by the validator below, so quotas and export sizes are summed in SQL without reading the texts.
+    content_size: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    description_size: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
     # Set by the services: presentation-only saves (viewport, preferences) keep the old value.
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+
+    @validates("content", "description")
+    def _measure(self, key, value):
+        setattr(self, f"{key}_size", utf8_size(value))
+        return value

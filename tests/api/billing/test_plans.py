@@ -3,8 +3,8 @@ import pytest
 
 from ...helpers import UNKNOWN_ID, error_detail, validation_errors
 
-PLAN_FIELDS = {"id", "name", "code", "description", "price_usd", "max_projects", "max_diagrams", "is_active",
-               "is_free", "prices", "created_at", "updated_at"}
+PLAN_FIELDS = {"id", "name", "code", "description", "price_usd", "max_projects", "max_diagrams", "max_storage_mb",
+               "is_active", "is_free", "prices", "created_at", "updated_at"}
 
 
 def _free(plans):

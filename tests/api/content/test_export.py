@@ -1,6 +1,7 @@
 """Export: ZIP and Markdown downloads, folder scope, the size summary, limits."""
 import io
 import json
+import os
 import zipfile
 from urllib.parse import unquote
 
@@ -111,6 +112,7 @@ def test_markdown_fence_outlasts_backticks_in_the_code(user, project):
 
 
 def test_summary_matches_the_download(user, filled):
+    """Markdown sizes are exact; a ZIP's is a close upper bound (it is not compressed to be measured)."""
     project_id = filled["project"]["id"]
     for query in ({}, {"folder_id": filled["payments"]["id"]}, {"format": "markdown"},
                   {"format": "markdown", "variant": "standard"}):
@@ -120,7 +122,12 @@ def test_summary_matches_the_download(user, filled):
         body = summary.json
         assert set(body) == {"diagram_count", "folder_count", "size_bytes", "size_is_upper_bound",
                              "estimated_tokens", "filename"}
-        assert body["size_bytes"] == len(download.data) and body["size_is_upper_bound"] is False
+        if query.get("format") == "markdown":
+            assert body["size_bytes"] == len(download.data) and body["size_is_upper_bound"] is False
+        else:
+            assert len(download.data) <= body["size_bytes"] <= len(download.data) + 1024
+            assert body["size_is_upper_bound"] is True
+        assert int(download.headers["Content-Length"]) == len(download.data)
         assert body["filename"] in unquote(download.headers["Content-Disposition"])
         if query.get("format") == "markdown" and "variant" not in query:
             assert body["estimated_tokens"] == len(download.get_data(as_text=True)) // 4
@@ -165,3 +172,35 @@ def test_export_limits_are_per_user_and_separate(user, other_user, project, tigh
     assert int(user.get(path + "/summary").headers["Retry-After"]) >= 1
     other = create_project(other_user)
     assert other_user.get(f"/projects/{other['id']}/export").status_code == 200
+
+
+def test_an_export_of_many_large_diagrams_holds_every_one_exactly(user, project, folder):
+    """Texts are read a few diagrams at a time: 40 diagrams of 120 kB span several batches."""
+    expected = {}
+    for index in range(40):
+        content = f"graph TD\n%% {index}\n" + os.urandom(60_000).hex()
+        description = ("Notes " * 10 + str(index)) if index % 3 == 0 else (" \n " if index % 3 == 1 else "")
+        diagram = create_diagram(user, project["id"], title=f"D{index:02d}", content=content,
+                                 description=description, folder_id=folder["id"] if index % 2 else None)
+        expected[diagram["title"]] = (content, description)
+    download = user.get(f"/projects/{project['id']}/export")
+    summary = user.get(f"/projects/{project['id']}/export/summary").json
+    stored = sum(len(content) + len(description) for content, description in expected.values())
+    assert len(download.data) <= summary["size_bytes"] <= stored * 1.01 + 64 * 1024  # a bound, not compressed
+    archive = _archive(download)
+    manifest = json.loads(archive.read("Arquitectura/manifest.json"))
+    assert len(manifest["diagrams"]) == 40
+    for entry in manifest["diagrams"]:
+        content, description = expected[entry["title"]]
+        assert archive.read(f"Arquitectura/{entry['path']}").decode() == content
+        if description.strip():
+            assert archive.read(f"Arquitectura/{entry['description_path']}").decode() == \
+                f"# {entry['title']}\n\n{description}"
+        else:
+            assert "description_path" not in entry
+    markdown = user.get(f"/projects/{project['id']}/export", query_string={"format": "markdown"})
+    text = markdown.get_data(as_text=True)
+    assert all(f"```mermaid\n{content}\n```" in text for content, _ in expected.values())
+    assert text.index("### D00") < text.index("### D38") < text.index("## Folder: Pagos") < text.index("### D01")
+    measured = user.get(f"/projects/{project['id']}/export/summary", query_string={"format": "markdown"}).json
+    assert measured["size_bytes"] == len(markdown.data) and measured["estimated_tokens"] == len(text) // 4

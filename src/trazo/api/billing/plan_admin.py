@@ -85,6 +85,7 @@ def create_plan(data):
     _check_amounts(amounts)
     plan = Plan(id=new_id(), code=code, name=name, description=data.get("description"),
                 max_projects=_limit(data.get("max_projects")), max_diagrams=_limit(data.get("max_diagrams")),
+                max_storage_mb=_limit(data.get("max_storage_mb")),
                 is_active=data.get("is_active", True))
     _set_amounts(plan, amounts)
     sync_plan(plan, optional_gateway(), prices_changed=True)
@@ -127,7 +128,7 @@ def update_plan(plan_id, data):
     for field in ("name", "code", "description", "is_active"):
         if field in data:
             setattr(plan, field, data[field])
-    for field in ("max_projects", "max_diagrams"):
+    for field in ("max_projects", "max_diagrams", "max_storage_mb"):
         if field in data:
             setattr(plan, field, _limit(data[field]))
     _set_amounts(plan, amounts)

@@ -7,6 +7,7 @@ from ..common import BaseSchema, Timestamp, not_blank
 
 MAX_AMOUNT = Decimal("999999.99")
 MAX_LIMIT = 1_000_000
+STORAGE_DOC = {"description": "MiB of diagram content and descriptions; -1 or null = unlimited"}
 
 
 class PlanCode(ma.fields.String):
@@ -51,6 +52,7 @@ class PlanCreateSchema(BaseSchema):
     price_usd = amount_field(required=True)
     max_projects = limit_field(load_default=None)
     max_diagrams = limit_field(load_default=None)
+    max_storage_mb = limit_field(load_default=None, metadata=STORAGE_DOC)
     prices = _prices(load_default=dict)
     is_active = ma.fields.Boolean(load_default=True)
 
@@ -64,6 +66,7 @@ class PlanUpdateSchema(BaseSchema):
     price_usd = amount_field()
     max_projects = limit_field()
     max_diagrams = limit_field()
+    max_storage_mb = limit_field(metadata=STORAGE_DOC)
     prices = _prices()
     is_active = ma.fields.Boolean()
 
@@ -81,6 +84,7 @@ class PlanSchema(BaseSchema):
     price_usd = ma.fields.Float()
     max_projects = ma.fields.Integer(allow_none=True, metadata={"description": "null = unlimited"})
     max_diagrams = ma.fields.Integer(allow_none=True, metadata={"description": "null = unlimited"})
+    max_storage_mb = ma.fields.Integer(allow_none=True, metadata={"description": "MiB; null = unlimited"})
     is_active = ma.fields.Boolean()
     is_free = ma.fields.Boolean()
     prices = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Float(),

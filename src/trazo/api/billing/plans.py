@@ -24,7 +24,12 @@ def _find_free_plan():
 def _free_plan_defaults():
     return {"code": FREE_PLAN_CODE, "name": FREE_PLAN_NAME, "description": FREE_PLAN_DESCRIPTION,
             "max_projects": current_app.config["FREE_PLAN_MAX_PROJECTS"],
-            "max_diagrams": current_app.config["FREE_PLAN_MAX_DIAGRAMS"]}
+            "max_diagrams": current_app.config["FREE_PLAN_MAX_DIAGRAMS"],
+            "max_storage_mb": _unlimited_when_negative(current_app.config["FREE_PLAN_MAX_STORAGE_MB"])}
+
+
+def _unlimited_when_negative(limit):
+    return None if limit is None or limit < 0 else limit
 
 
 def free_plan():
@@ -91,7 +96,8 @@ def plan_view(plan, subscribers=None):
     """A plan as the API shows it; administrators also see its subscribers and gateway ids."""
     view = {"id": plan.id, "name": plan.name, "code": plan.code, "description": plan.description,
             "price_usd": to_major(plan.base_amount), "max_projects": plan.max_projects,
-            "max_diagrams": plan.max_diagrams, "is_active": plan.is_active, "is_free": plan.is_free,
+            "max_diagrams": plan.max_diagrams, "max_storage_mb": plan.max_storage_mb, "is_active": plan.is_active,
+            "is_free": plan.is_free,
             "prices": {currency: to_major(amount, currency) for currency, amount in plan.amounts.items()},
             "created_at": plan.created_at, "updated_at": plan.updated_at}
     if subscribers is not None:

@@ -5,14 +5,16 @@ from sqlalchemy import delete, select
 from ...errors import NotFound
 from ...extensions import db
 from ...models.base import utcnow
-from ...models.content import Diagram, Folder, Project, default_user_preferences
-from ..billing.limits import ensure_within_plan
+from ...models.content import Diagram, Folder, Project, default_user_preferences, utf8_size
+from ..billing.limits import ensure_room
 from ..projects.access import owned_diagram, owned_project
+from .content import ensure_content_fits
 
 RECENT_COUNT = 4
 # Saving only these (the view and panel layout) keeps updated_at, so "recent" reflects real edits.
 PRESENTATION_FIELDS = frozenset({"viewport_zoom", "viewport_x", "viewport_y", "user_preferences"})
 COPIED_FIELDS = ("content", "description", "diagram_type", "config", "user_preferences", "folder_id")
+MEASURED_FIELDS = ("content", "description")
 
 
 def _timestamps():
@@ -28,7 +30,12 @@ def _folder_of_project(project_id, folder_id):
     return found
 
 
+def _stored_size(diagram):
+    return diagram.content_size + diagram.description_size
+
+
 def create_diagram(user, project_id, data):
+    ensure_content_fits(data["content"], data["diagram_type"])
     project = owned_project(user, project_id)
     folder_id = data.get("folder_id") or None
     if folder_id is not None:
@@ -36,7 +43,7 @@ def create_diagram(user, project_id, data):
     diagram = Diagram(project_id=project.id, folder_id=folder_id, title=data["title"], content=data["content"],
                       description=data["description"], diagram_type=data["diagram_type"], config=data["config"],
                       user_preferences=default_user_preferences(), **_timestamps())
-    ensure_within_plan(user, "diagrams", adding=1)
+    ensure_room(user, {"diagrams": 1, "storage": _stored_size(diagram)})
     db.session.add(diagram)
     db.session.commit()
     return diagram
@@ -49,6 +56,11 @@ def get_diagram(user, diagram_id):
 def update_diagram(user, diagram_id, data):
     """Write the keys sent; updated_at moves only when a non-presentation field really changes."""
     diagram = owned_diagram(user, diagram_id)
+    if "content" in data or "diagram_type" in data:
+        ensure_content_fits(data.get("content", diagram.content), data.get("diagram_type", diagram.diagram_type))
+    # Before any attribute changes, so the locked count still holds the stored sizes.
+    ensure_room(user, {"storage": sum(utf8_size(data[name]) - getattr(diagram, f"{name}_size")
+                                      for name in MEASURED_FIELDS if name in data)})
     if "folder_id" in data:  # an empty id, like null, means the project root
         data["folder_id"] = _folder_of_project(diagram.project_id, data["folder_id"]) if data["folder_id"] else None
     if "user_preferences" in data:
@@ -86,9 +98,10 @@ def move_diagram(user, diagram_id, target_project_id):
 def duplicate_diagram(user, diagram_id, title):
     """Copy the diagram next to the original under a new title, with a fresh view."""
     source = owned_diagram(user, diagram_id)
+    ensure_content_fits(source.content, source.diagram_type)
     copy = Diagram(project_id=source.project_id, title=title, **_timestamps(),
                    **{name: getattr(source, name) for name in COPIED_FIELDS})
-    ensure_within_plan(user, "diagrams", adding=1)
+    ensure_room(user, {"diagrams": 1, "storage": _stored_size(copy)})
     db.session.add(copy)
     db.session.commit()
     return copy

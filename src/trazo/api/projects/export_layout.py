@@ -1,9 +1,10 @@
-"""What an export holds: a snapshot of the project (or one folder) and where each file goes."""
+"""What an export holds: the project (or one folder), where each file goes, and the diagrams' texts
+read a batch at a time."""
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from flask_babel import gettext as _
-from sqlalchemy import func, select
+from sqlalchemy import func, null, select
 
 from ...errors import NotFound
 from ...extensions import db
@@ -16,6 +17,9 @@ from .naming import sanitize, unique
 MANIFEST = "manifest.json"
 README = "README.md"
 DESCRIPTION_EXTENSION = ".md"
+# Texts are read in batches of about this many bytes (one diagram when it is larger) or rows.
+BATCH_BYTES = 4 * 1024 * 1024
+BATCH_ROWS = 200
 
 
 @dataclass
@@ -28,21 +32,24 @@ class ExportFolder:
 
 @dataclass
 class ExportDiagram:
+    """A diagram's metadata; its content and description are read a few diagrams at a time."""
+
     id: str
     title: str
     diagram_type: str
-    content: str
-    description: str
     folder_id: str | None
     created_at: datetime
     updated_at: datetime
+    content_size: int
+    description_size: int
+    stem: str = ""  # the path without the extension
     path: str = ""
     description_path: str | None = None
 
 
 @dataclass
 class ExportSnapshot:
-    """Everything the export writes, loaded once, so the file can be streamed without the database."""
+    """The project, its folders and the metadata of the diagrams to export (no texts)."""
 
     project: dict
     scope_folder: ExportFolder | None
@@ -64,11 +71,15 @@ class ExportSnapshot:
         return f"{sanitize(self.title, fallback)}-{self.exported_at:%Y%m%d}{extension}"
 
 
+METADATA = (Diagram.id, Diagram.title, Diagram.diagram_type, Diagram.folder_id, Diagram.created_at,
+            Diagram.updated_at, Diagram.content_size, Diagram.description_size)
+
+
 def load_snapshot(user, project_id, folder_id, with_descriptions):
     """The caller's project (or one of its folders) with the diagrams to export."""
     project = owned_project(user, project_id)
     folders = select(Folder).where(Folder.project_id == project.id)
-    diagrams = select(Diagram).where(Diagram.project_id == project.id)
+    diagrams = select(*METADATA).where(Diagram.project_id == project.id)
     if folder_id:
         folders = folders.where(Folder.id == str(folder_id))
         diagrams = diagrams.where(Diagram.folder_id == str(folder_id))
@@ -79,14 +90,59 @@ def load_snapshot(user, project_id, folder_id, with_descriptions):
         project={"id": project.id, "name": project.name, "emoji": project.emoji, "description": project.description},
         scope_folder=None,
         folders=[ExportFolder(f.id, f.name, f.color) for f in folder_rows],
-        diagrams=[ExportDiagram(d.id, d.title, d.diagram_type, d.content or "", d.description or "", d.folder_id,
-                                d.created_at, d.updated_at)
-                  for d in db.session.scalars(diagrams.order_by(Diagram.created_at, Diagram.id))],
+        diagrams=[ExportDiagram(*row) for row in db.session.execute(diagrams.order_by(Diagram.created_at, Diagram.id))],
         with_descriptions=with_descriptions)
     if folder_id:
         snapshot.scope_folder = snapshot.folders[0]
     _assign_paths(snapshot)
     return snapshot
+
+
+def _batches(diagrams, size):
+    batch, total = [], 0
+    for diagram in diagrams:
+        if batch and (total + size(diagram) > BATCH_BYTES or len(batch) >= BATCH_ROWS):
+            yield batch
+            batch, total = [], 0
+        batch.append(diagram)
+        total += size(diagram)
+    if batch:
+        yield batch
+
+
+def diagram_texts(diagrams, with_content=True):
+    """(diagram, content, description) in the order of `diagrams`, loaded a batch of about BATCH_BYTES
+    at a time, so an export holds a few diagrams in memory, never the whole project. A diagram deleted
+    meanwhile comes out empty. Without content, content is None."""
+    columns = (Diagram.id, Diagram.content if with_content else null(), Diagram.description)
+
+    def size(diagram):
+        return diagram.description_size + (diagram.content_size if with_content else 0)
+
+    for batch in _batches(diagrams, size):
+        rows = {row[0]: row[1:] for row in db.session.execute(
+            select(*columns).where(Diagram.id.in_([diagram.id for diagram in batch])))}
+        for diagram in batch:
+            content, description = rows.get(diagram.id, ("", ""))
+            yield diagram, (content or "") if with_content else None, description or ""
+
+
+def mark_descriptions(snapshot):
+    """Give a description file to the diagrams with a non-blank description (read without content)."""
+    if not snapshot.with_descriptions:
+        return
+    described = [diagram for diagram in snapshot.diagrams if diagram.description_size]
+    for diagram, _content, description in diagram_texts(described, with_content=False):
+        if description.strip():
+            diagram.description_path = diagram.stem + DESCRIPTION_EXTENSION
+
+
+def assume_descriptions(snapshot):
+    """Every diagram with a stored description gets a file: the most an export can hold (for its size)."""
+    if snapshot.with_descriptions:
+        for diagram in snapshot.diagrams:
+            if diagram.description_size:
+                diagram.description_path = diagram.stem + DESCRIPTION_EXTENSION
 
 
 def _assign_paths(snapshot):
@@ -102,11 +158,10 @@ def _assign_paths(snapshot):
         folder = folders.get(diagram.folder_id)
         base = unique(sanitize(diagram.title, "diagram"), taken[folder.id] if folder else root_taken)
         directory = f"{folder.path}/" if folder else ""
-        diagram.path = directory + base + SOURCE_EXTENSIONS.get(diagram.diagram_type, PLAIN_TEXT_EXTENSION)
-        if snapshot.with_descriptions and diagram.description.strip():
-            diagram.description_path = directory + base + DESCRIPTION_EXTENSION
+        diagram.stem = directory + base
+        diagram.path = diagram.stem + SOURCE_EXTENSIONS.get(diagram.diagram_type, PLAIN_TEXT_EXTENSION)
 
 
-def description_file(diagram):
+def description_file(diagram, description):
     """The sibling Markdown file of a diagram: its title as a heading, then the description."""
-    return f"# {diagram.title}\n\n{diagram.description}"
+    return f"# {diagram.title}\n\n{description}"

@@ -6,6 +6,7 @@ from flask_babel import gettext as _
 
 from ...errors import N_
 from ..diagrams.types import FENCE_LANGUAGES, FREEHAND, RENDERABLE_TYPES
+from .export_layout import diagram_texts
 
 TYPE_LABELS = {"mermaid": "Mermaid", "flowchart": "Mermaid", "plantuml": "PlantUML", "c4plantuml": "C4-PlantUML",
                "d2": "D2", "dbml": "DBML", "graphviz": "Graphviz", FREEHAND: N_("Freehand sketch")}
@@ -35,21 +36,21 @@ def sketch_texts(content):
             if isinstance(element, dict) and isinstance(element.get("text"), str) and element["text"].strip()]
 
 
-def _diagram_section(diagram, snapshot, ai):
+def _diagram_section(diagram, content, description, snapshot, ai):
     lines = [f"### {diagram.title}", ""]
     if ai:
         lines += [_("Type: %(type)s · Path: `%(path)s` · Updated: %(date)s", type=type_label(diagram.diagram_type),
                     path=diagram.path, date=f"{diagram.updated_at:%Y-%m-%d}"), ""]
-    if snapshot.with_descriptions and diagram.description.strip():
-        lines += ["**" + _("Description") + "**", "", diagram.description.strip(), ""]
+    if snapshot.with_descriptions and description.strip():
+        lines += ["**" + _("Description") + "**", "", description.strip(), ""]
     if diagram.diagram_type == FREEHAND:
-        texts = sketch_texts(diagram.content)
+        texts = sketch_texts(content)
         lines += [f"- {text}" for text in (texts or [_("(no text)")])]
     else:
         language = FENCE_LANGUAGES.get(diagram.diagram_type)
         if language is None:
             language = diagram.diagram_type if diagram.diagram_type in RENDERABLE_TYPES else "text"
-        lines.append(_fence(diagram.content, language))
+        lines.append(_fence(content, language))
     return lines + [""]
 
 
@@ -70,40 +71,73 @@ def _preamble(snapshot):
     return lines
 
 
-def markdown_document(snapshot, variant):
-    """The whole Markdown export as one string."""
-    ai = variant == "ai"
+def _lines(snapshot, ai):
+    """The document's lines, the diagrams' texts read a batch at a time as their sections come."""
     heading = (_("Folder: %(name)s", name=snapshot.scope_folder.name) if snapshot.scope_folder
                else _("Project: %(name)s", name=snapshot.project["name"]))
-    lines = [f"# {heading}", ""]
+    yield from [f"# {heading}", ""]
     if ai:
-        lines += _preamble(snapshot)
+        yield from _preamble(snapshot)
         if snapshot.project.get("description") and not snapshot.scope_folder:
-            lines += [_("Project description: %(text)s", text=snapshot.project["description"]), ""]
-        lines += ["## " + _("Index"), ""]
-        lines += [f"- {d.title} ({type_label(d.diagram_type)}) `{d.path}`" for d in snapshot.diagrams] or ["-"]
-        lines.append("")
+            yield from [_("Project description: %(text)s", text=snapshot.project["description"]), ""]
+        yield from ["## " + _("Index"), ""]
+        yield from [f"- {d.title} ({type_label(d.diagram_type)}) `{d.path}`" for d in snapshot.diagrams] or ["-"]
+        yield ""
     by_folder = {}
     for diagram in snapshot.diagrams:
         by_folder.setdefault(diagram.folder_id, []).append(diagram)
-    if by_folder.get(None):
+    root = by_folder.get(None, [])
+    texts = diagram_texts(root + [d for folder in snapshot.folders for d in by_folder.get(folder.id, [])])
+    if root:
         if snapshot.folders:
-            lines += ["## " + _("Root"), ""]
-        for diagram in by_folder[None]:
-            lines += _diagram_section(diagram, snapshot, ai)
+            yield from ["## " + _("Root"), ""]
+        for _diagram in root:
+            yield from _diagram_section(*next(texts), snapshot, ai)
     for folder in snapshot.folders:
-        lines += ["## " + _("Folder: %(name)s", name=folder.name), ""]
+        yield from ["## " + _("Folder: %(name)s", name=folder.name), ""]
         diagrams = by_folder.get(folder.id, [])
         if not diagrams:
-            lines += ["_" + _("This folder is empty.") + "_", ""]
-        for diagram in diagrams:
-            lines += _diagram_section(diagram, snapshot, ai)
-    body = "\n".join(lines).rstrip("\n") + "\n"
+            yield from ["_" + _("This folder is empty.") + "_", ""]
+        for _diagram in diagrams:
+            yield from _diagram_section(*next(texts), snapshot, ai)
+
+
+def _joined(lines):
+    """'\\n'.join(lines).rstrip('\\n') + '\\n', piece by piece: trailing newlines wait for more text."""
+    pending, first = "", True
+    for line in lines:
+        piece = line if first else "\n" + line
+        first = False
+        text = piece.rstrip("\n")
+        if text:
+            yield pending + text
+            pending = piece[len(text):]
+        else:
+            pending += piece
+    yield "\n"
+
+
+def markdown_chunks(snapshot, variant):
+    """The Markdown export as a stream of strings; the `ai` variant ends with its size and token count."""
+    ai = variant == "ai"
+    size = characters = 0
+    for chunk in _joined(_lines(snapshot, ai)):
+        size += len(chunk.encode())
+        characters += len(chunk)
+        yield chunk
     if ai:
-        body += "\n---\n\n" + _("%(bytes)s bytes, about %(tokens)s tokens.", bytes=len(body.encode()),
-                                tokens=estimated_tokens(body)) + "\n"
-    return body
+        yield "\n---\n\n" + _("%(bytes)s bytes, about %(tokens)s tokens.", bytes=size,
+                                tokens=estimated_tokens(characters)) + "\n"
 
 
-def estimated_tokens(text):
-    return max(1, len(text) // 4)
+def markdown_measure(snapshot, variant):
+    """(bytes, characters) of the Markdown export, counted as it streams past, never held whole."""
+    size = characters = 0
+    for chunk in markdown_chunks(snapshot, variant):
+        size += len(chunk.encode())
+        characters += len(chunk)
+    return size, characters
+
+
+def estimated_tokens(characters):
+    return max(1, characters // 4)

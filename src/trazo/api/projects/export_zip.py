@@ -1,33 +1,17 @@
-"""The ZIP export: README, manifest and one file per diagram, streamed as it is compressed."""
+"""The ZIP export: README, manifest and one file per diagram, written to a file as it is compressed,
+and the most it can weigh."""
 import json
 import zipfile
 
 from flask_babel import gettext as _
 
-from .export_layout import MANIFEST, README, description_file
+from .export_layout import MANIFEST, README, description_file, diagram_texts
 from .export_text import type_label
 
 FORMAT = "diagramahub-export"
 FORMAT_VERSION = 1
-
-
-class _Chunks:
-    """A write-only file for zipfile: keeps what was written until the stream takes it."""
-
-    def __init__(self):
-        self.buffer = bytearray()
-
-    def write(self, data):
-        self.buffer += data
-        return len(data)
-
-    def flush(self):
-        pass
-
-    def take(self):
-        data = bytes(self.buffer)
-        self.buffer.clear()
-        return data
+# The end of central directory record, plus the ZIP64 records zipfile adds past 65,535 entries.
+END_RECORDS = 22 + 56 + 20
 
 
 def manifest(snapshot):
@@ -85,25 +69,55 @@ def _entry(name, moment, compress=zipfile.ZIP_DEFLATED):
     return info
 
 
-def zip_chunks(snapshot, readme_text, manifest_data):
-    """Yield the archive piece by piece; only one file is held compressed at a time."""
-    sink = _Chunks()
+def _index_entries(archive, snapshot, readme_text, manifest_data):
+    root, moment = snapshot.root, snapshot.exported_at
+    archive.writestr(_entry(f"{root}/{README}", moment, zipfile.ZIP_STORED), readme_text.encode())
+    archive.writestr(_entry(f"{root}/{MANIFEST}", moment, zipfile.ZIP_STORED), _manifest_bytes(manifest_data))
+    for folder in snapshot.folders:
+        directory = _entry(f"{root}/{folder.path}/", moment, zipfile.ZIP_STORED)
+        directory.external_attr = 0o40755 << 16 | 0x10
+        archive.writestr(directory, b"")
+
+
+def _manifest_bytes(manifest_data):
+    return json.dumps(manifest_data, ensure_ascii=False, indent=2).encode()
+
+
+def write_zip(snapshot, target, readme_text, manifest_data):
+    """Write the archive into the seekable file `target`, reading a few diagrams' texts at a time."""
     root = snapshot.root
-    moment = snapshot.exported_at
-    with zipfile.ZipFile(sink, "w") as archive:
-        # Index files are stored uncompressed so the announced size does not depend on the export time.
-        archive.writestr(_entry(f"{root}/{README}", moment, zipfile.ZIP_STORED), readme_text.encode())
-        archive.writestr(_entry(f"{root}/{MANIFEST}", moment, zipfile.ZIP_STORED),
-                         json.dumps(manifest_data, ensure_ascii=False, indent=2).encode())
-        for folder in snapshot.folders:
-            directory = _entry(f"{root}/{folder.path}/", moment, zipfile.ZIP_STORED)
-            directory.external_attr = 0o40755 << 16 | 0x10
-            archive.writestr(directory, b"")
-        yield sink.take()
-        for diagram in snapshot.diagrams:
-            archive.writestr(_entry(f"{root}/{diagram.path}", diagram.updated_at), diagram.content.encode())
+    with zipfile.ZipFile(target, "w") as archive:
+        _index_entries(archive, snapshot, readme_text, manifest_data)
+        for diagram, content, description in diagram_texts(snapshot.diagrams):
+            archive.writestr(_entry(f"{root}/{diagram.path}", diagram.updated_at), content.encode())
             if diagram.description_path:
                 archive.writestr(_entry(f"{root}/{diagram.description_path}", diagram.updated_at),
-                                 description_file(diagram).encode())
-            yield sink.take()
-    yield sink.take()
+                                 description_file(diagram, description).encode())
+
+
+def _deflate_bound(size):
+    """zlib's deflateBound() for its default settings, which zipfile uses: the most deflate writes."""
+    return size + (size >> 12) + (size >> 14) + (size >> 25) + 13
+
+
+def _entry_bound(name, data_bound):
+    """Local header, central directory record and data of one entry (no extra fields)."""
+    name_size = len(name.encode())
+    return 30 + name_size + data_bound + 46 + name_size
+
+
+def zip_size_bound(snapshot, readme_text, manifest_data):
+    """The most the archive can weigh, from the sizes kept in the database: no text is read or
+    compressed. Call it on a snapshot where every stored description counts (assume_descriptions)."""
+    root = snapshot.root
+    total = END_RECORDS
+    total += _entry_bound(f"{root}/{README}", len(readme_text.encode()))
+    total += _entry_bound(f"{root}/{MANIFEST}", len(_manifest_bytes(manifest_data)))
+    total += sum(_entry_bound(f"{root}/{folder.path}/", 0) for folder in snapshot.folders)
+    for diagram in snapshot.diagrams:
+        total += _entry_bound(f"{root}/{diagram.path}", _deflate_bound(diagram.content_size))
+        if diagram.description_path:
+            heading = len(f"# {diagram.title}\n\n".encode())
+            total += _entry_bound(f"{root}/{diagram.description_path}",
+                                  _deflate_bound(heading + diagram.description_size))
+    return total

@@ -1,6 +1,7 @@
 """What an upload would create: folders and diagrams, plus what is skipped and why."""
 from dataclasses import dataclass, field
 
+from ..diagrams.content import content_fits
 from ..diagrams.types import DIAGRAM_TYPES, FREEHAND
 from .export_layout import MANIFEST, README
 from .export_zip import FORMAT
@@ -41,6 +42,13 @@ class ImportPlan:
 
     def skip(self, source, reason):
         self.skipped.append({"source": source, "reason": reason})
+
+    def add(self, diagram):
+        """Keep the diagram, or skip it as too large when its content is over the cap of its type."""
+        if content_fits(diagram.content, diagram.diagram_type):
+            self.diagrams.append(diagram)
+        else:
+            self.skip(diagram.source, "too_large")
 
     def flatten(self):
         """Everything into the destination root (an import into one folder)."""
@@ -125,7 +133,7 @@ def _from_manifest(plan, files, manifest):
         folder_path = entry.get("folder")
         if isinstance(folder_path, str):
             diagram.folder = folders.get(folder_path) or plan.folder_key(_clean_name(folder_path, "Folder"))
-        plan.diagrams.append(diagram)
+        plan.add(diagram)
     return used
 
 
@@ -155,7 +163,7 @@ def _from_files(plan, files, used):
             diagram.description = _description_text(files[sibling], diagram.title)
         if len(parts) > 1:
             diagram.folder = plan.folder_key(_clean_name(parts[0], "Folder"))
-        plan.diagrams.append(diagram)
+        plan.add(diagram)
 
 
 def _add_archive(plan, upload):
@@ -180,5 +188,5 @@ def build_plan(uploads):
             plan.skip(upload.name, reason)
         else:
             diagram.source = upload.name
-            plan.diagrams.append(diagram)
+            plan.add(diagram)
     return plan

@@ -16,8 +16,9 @@ from ...models.content import (
     Project,
     default_diagram_config,
     default_user_preferences,
+    utf8_size,
 )
-from ..billing.limits import ensure_within_plan
+from ..billing.limits import ensure_room
 from ..common import found_or_404
 from .access import owned_project
 from .fields import DESCRIPTION_MAX, NAME_MAX
@@ -92,14 +93,23 @@ def _diagram_usage(user):
                              .where(Project.user_id == user.id))
 
 
-def _quota_preview(user, adding):
-    """Whether the plan allows the import; a dry run reports a refusal instead of raising it."""
+def _additions(plan):
+    """What the import adds to the plan's counters: diagrams, and bytes of content and descriptions."""
+    size = sum(utf8_size(planned.content) + utf8_size(planned.description[:DESCRIPTION_MAX])
+               for planned in plan.diagrams)
+    return {"diagrams": len(plan.diagrams), "storage": size}
+
+
+def _quota_preview(user, plan):
+    """Whether the plan allows the import; a dry run reports a refusal instead of raising it.
+    The counters shown are diagrams; a storage refusal only turns `allowed` off."""
     usage = _diagram_usage(user)
     try:
-        ensure_within_plan(user, "diagrams", adding=adding)
+        ensure_room(user, _additions(plan))
     except Forbidden as refused:
         detail = refused.detail if isinstance(refused.detail, dict) else {}
-        return {"current_usage": usage, "limit": detail.get("limit"), "allowed": False}
+        limit = detail.get("limit") if detail.get("resource_type") == "diagrams" else None
+        return {"current_usage": usage, "limit": limit, "allowed": False}
     finally:
         db.session.rollback()
     return {"current_usage": usage, "limit": None, "allowed": True}
@@ -107,7 +117,7 @@ def _quota_preview(user, adding):
 
 def _create(user, project, plan, target, existing):
     """Insert the new folders and every diagram; the caller commits or rolls back."""
-    ensure_within_plan(user, "diagrams", adding=len(plan.diagrams))
+    ensure_room(user, _additions(plan))
     usage = _diagram_usage(user)
     now = utcnow()
     folder_ids = {key: folder.id for key, folder in existing.items()}
@@ -141,7 +151,7 @@ def import_files(user, project_id, files, folder_id, dry_run):
     existing = _destinations(project, plan, target)
     preview = _preview(plan, target, existing)
     if dry_run:
-        return {**preview, **_quota_preview(user, len(plan.diagrams))}
+        return {**preview, **_quota_preview(user, plan)}
     if not plan.diagrams:
         raise BadRequest({"error": "nothing_to_import", "skipped": plan.skipped,
                           "message": _("None of the files holds a diagram that can be imported.")})
