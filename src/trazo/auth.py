@@ -1,14 +1,16 @@
 """Tokens, the current user and access decorators (API.md §4).
 
-Access tokens are issued by flask-jwt-extended with `type: "access"` and `pca` (password changed
-at, Unix seconds). They are verified here with one decode per request, shared by the rate-limit
-key and the view (the extension's own check decoded each token four times and, with a per-user
-limit, looked the user up twice). The MFA login token is signed with a key derived from
+Access tokens are issued by flask-jwt-extended with `type: "access"`, `pca` (password changed
+at, Unix seconds) and `auth_time` (when the sign-in that issued it proved who the user is). They
+are verified here with one decode per request, shared by the rate-limit key and the view (the
+extension's own check decoded each token four times and, with a per-user limit, looked the user up
+twice). The MFA login token is signed with a key derived from
 JWT_SECRET_KEY for that purpose alone, so it can never pass as an access token.
 """
 import hashlib
 import hmac
 import re
+import time
 from datetime import timedelta
 from functools import wraps
 
@@ -18,12 +20,18 @@ from flask_babel import gettext as _
 from flask_jwt_extended import create_access_token
 from werkzeug.local import LocalProxy
 
-from .errors import Forbidden, Unauthorized
+from .errors import AccountLocked, Forbidden, Unauthorized
 from .extensions import db
 from .models import User
 from .models.base import utcnow
+from .ratelimit import Lockout
+from .services import audit, passwords
 
 MFA_TOKEN_TYPE = "mfa"
+SIGN_IN_CLAIM = "auth_time"
+# Wrong current passwords of a signed-in user, counted per account across every route that asks for it.
+PASSWORD_CHECK_FAILURES = 5
+PASSWORD_CHECK_LOCK_SECONDS = 15 * 60
 
 
 def unix_seconds(moment):
@@ -31,12 +39,13 @@ def unix_seconds(moment):
 
 
 def issue_access_token(user, lifetime_seconds=None):
-    """A bearer token for `user`, bound to its current password (pca)."""
+    """A bearer token for `user`, bound to its current password (pca). Only sign-ins call this (password,
+    OAuth, MFA step, a password change), so the token records that moment as its sign-in time."""
     seconds = lifetime_seconds or current_app.config["ACCESS_TOKEN_EXPIRES"]
     return create_access_token(
         identity=user.id,
         expires_delta=timedelta(seconds=seconds),
-        additional_claims={"pca": unix_seconds(user.password_changed_at)},
+        additional_claims={"pca": unix_seconds(user.password_changed_at), SIGN_IN_CLAIM: unix_seconds(utcnow())},
     )
 
 
@@ -150,3 +159,46 @@ def admin_required(view):
         return view(*args, **kwargs)
 
     return wrapper
+
+
+# -- sensitive changes: the password again, or a recent sign-in ------------------------
+
+def signed_in_recently():
+    """True when the request's access token comes from a sign-in less than RECENT_SIGN_IN_SECONDS ago
+    (tokens without the claim, issued before it existed, are not recent)."""
+    claims, _refusal = _verify_access_token()
+    signed_in_at = (claims or {}).get(SIGN_IN_CLAIM)
+    if not isinstance(signed_in_at, int):
+        return False
+    return time.time() - signed_in_at < current_app.config["RECENT_SIGN_IN_SECONDS"]
+
+
+def _password_checks(user):
+    return Lockout("password-check", user.id, PASSWORD_CHECK_FAILURES, PASSWORD_CHECK_LOCK_SECONDS)
+
+
+def current_password_matches(user, password):
+    """Check a signed-in user's password again. Wrong ones count per account; once locked, every answer
+    is a 429 (the right password too) until the lock expires, so a stolen token cannot guess it."""
+    checks = _password_checks(user)
+    locked = checks.seconds_left()
+    if locked:
+        raise AccountLocked(locked)
+    if passwords.verify_password(user.password_hash, password):
+        checks.succeed()
+        return True
+    if checks.fail():
+        audit.record("password_check_locked", user=user)
+    return False
+
+
+def confirm_recent_sign_in(user, password=None):
+    """Allow a sensitive change (MFA settings, recovery codes, deleting the account): the request carries
+    the current password, or its token comes from a recent sign-in. A password that is sent is always
+    checked; accounts without one (OAuth only) have the recent sign-in alone."""
+    if password:
+        if not current_password_matches(user, password):
+            raise Forbidden(_("Password is incorrect"))
+        return
+    if not signed_in_recently():
+        raise Forbidden(_("Please sign in again to confirm this change."))

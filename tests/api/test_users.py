@@ -282,7 +282,8 @@ def _reset_link(smtp_sink, email):
 
 
 def test_password_reset_through_the_emailed_link(client, user, smtp_sink):
-    response = client.post("/users/reset-password-request", json={"email": user.email}, lang="es")
+    # buffered: the client reads the whole answer and closes it, as a server does; the work follows.
+    response = client.post("/users/reset-password-request", json={"email": user.email}, lang="es", buffered=True)
     assert response.status_code == 200
     assert response.json == {"message": "Si el correo existe, se ha enviado un enlace de recuperación"}
     message, token, email = _reset_link(smtp_sink, user.email)
@@ -298,8 +299,8 @@ def test_password_reset_through_the_emailed_link(client, user, smtp_sink):
 
 
 def test_reset_request_does_not_reveal_accounts(client, user, smtp_sink):
-    known = client.post("/users/reset-password-request", json={"email": user.email})
-    unknown = client.post("/users/reset-password-request", json={"email": "ghost@example.com"})
+    known = client.post("/users/reset-password-request", json={"email": user.email}, buffered=True)
+    unknown = client.post("/users/reset-password-request", json={"email": "ghost@example.com"}, buffered=True)
     assert known.status_code == unknown.status_code == 200 and known.json == unknown.json
     smtp_sink.wait_for(user.email)
     assert smtp_sink.to("ghost@example.com") == []
@@ -307,10 +308,10 @@ def test_reset_request_does_not_reveal_accounts(client, user, smtp_sink):
 
 
 def test_reset_tokens_expire_and_a_new_request_replaces_the_old(client, app, user, smtp_sink):
-    client.post("/users/reset-password-request", json={"email": user.email})
+    client.post("/users/reset-password-request", json={"email": user.email}, buffered=True)
     _, old_token, _ = _reset_link(smtp_sink, user.email)
     smtp_sink.clear()
-    client.post("/users/reset-password-request", json={"email": user.email})
+    client.post("/users/reset-password-request", json={"email": user.email}, buffered=True)
     _, new_token, _ = _reset_link(smtp_sink, user.email)
     confirm = {"email": user.email, "new_password": NEW_PASSWORD}
     error_detail(client.post("/users/reset-password-confirm", json=confirm | {"token": old_token}), 400)
@@ -338,7 +339,6 @@ def test_delete_account(client, user):
         "Invalid confirmation phrase"
     assert error_detail(user.delete("/users/me", json=body | {"password": "Wrong-Passw0rd!"}), 403) == \
         "Password is incorrect"
-    error_detail(user.delete("/users/me", json={"confirmation_phrase": "delete me"}), 400)
     validation_errors(user.delete("/users/me", json={}), "confirmation_phrase")
     response = user.delete("/users/me", json={"confirmation_phrase": "elimíname", "current_password": PASSWORD})
     assert response.status_code == 200 and response.json == {"message": "Account deleted successfully"}

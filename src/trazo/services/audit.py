@@ -21,6 +21,7 @@ EVENTS = (
     "mfa_enabled", "mfa_disabled", "mfa_recovery_codes_regenerated", "admin_mfa_reset", "account_deleted",
     "oauth_login_success", "oauth_login_failed", "oauth_account_linked", "oauth_account_created",
     "vendor_created", "vendor_updated", "vendor_deleted", "vendor_tested", "vendor_default_set",
+    "password_check_locked", "mfa_locked",
 )
 
 

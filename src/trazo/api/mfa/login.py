@@ -3,6 +3,8 @@ the OAuth callback), then /mfa/verify, /mfa/switch-method and /mfa/resend-email-
 
 Everything is counted per login (the `lid` claim of the mfa token) in the limiter storage: wrong
 codes (5, then the login must restart), e-mails sent (1 + 3 resends, 60 s apart), completion.
+Wrong codes also count per account, across logins: 10 lock the account's second step for 15 minutes
+(audited, the owner is told by e-mail once per lock), so new logins bring no new guesses.
 """
 import uuid
 
@@ -10,17 +12,19 @@ from flask import current_app
 from flask_babel import gettext as _
 
 from ...auth import issue_access_token, issue_mfa_token, read_mfa_token, unix_seconds
-from ...errors import BadRequest, TooManyRequests, Unauthorized
+from ...errors import AccountLocked, BadRequest, TooManyRequests, Unauthorized
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
-from ...ratelimit import Counter
+from ...ratelimit import Counter, Lockout
 from ...services import audit
 from . import factors
 from .factors import EMAIL, TOTP
-from .mail import send_code, throttle
+from .mail import send_code, send_locked_notice, throttle
 
 MAX_WRONG_CODES = 5
+ACCOUNT_WRONG_CODES = 10
+ACCOUNT_LOCK_SECONDS = 15 * 60
 MAX_RESENDS = 3
 RESEND_COOLDOWN_SECONDS = 60
 
@@ -35,6 +39,10 @@ def _wrong_codes(login_id):
 
 def _completed(login_id):
     return Counter("mfa-login-completed", login_id)
+
+
+def _account_codes(user):
+    return Lockout("mfa-account", user.id, ACCOUNT_WRONG_CODES, ACCOUNT_LOCK_SECONDS)
 
 
 def expired_login_error():
@@ -90,6 +98,10 @@ def verify(data):
     """Check the second factor of a login and answer the (5-day) access token."""
     claims, user = _open_login(data["mfa_token"])
     login_id = claims["lid"]
+    account = _account_codes(user)
+    locked = account.seconds_left()
+    if locked:
+        raise AccountLocked(locked)
     wrong = _wrong_codes(login_id)
     if wrong.value() >= MAX_WRONG_CODES:
         raise _too_many_wrong_codes()
@@ -103,6 +115,8 @@ def verify(data):
     if not accepted:
         db.session.rollback()
         audit.record("mfa_verify_failed", user=user, details={"method": method})
+        if account.fail():
+            _lock_account(user)
         if wrong.hit(_login_lifetime()) >= MAX_WRONG_CODES:
             raise _too_many_wrong_codes()
         raise Unauthorized(_("Invalid MFA code"))
@@ -113,6 +127,7 @@ def verify(data):
     remaining = factors.unused_recovery_codes(user)
     db.session.commit()
     wrong.clear()
+    account.succeed()
     if method == "recovery":
         audit.record("mfa_recovery_used", user=user, details={"recovery_codes_remaining": remaining})
     else:
@@ -124,6 +139,14 @@ def verify(data):
         result["recovery_warning"] = _("You have used your last recovery code. Generate new codes in your "
                                        "security settings.")
     return result
+
+
+def _lock_account(user):
+    """The failure that locks: audited, the owner told (their password is known to whoever is guessing)."""
+    audit.record("mfa_locked", user=user, details={"wrong_codes": ACCOUNT_WRONG_CODES,
+                                                   "lock_seconds": ACCOUNT_LOCK_SECONDS})
+    send_locked_notice(user, ACCOUNT_WRONG_CODES, ACCOUNT_LOCK_SECONDS // 60)
+    raise AccountLocked(ACCOUNT_LOCK_SECONDS)
 
 
 def _too_many_wrong_codes():

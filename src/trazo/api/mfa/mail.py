@@ -33,6 +33,12 @@ def send_enabled_notice(user, method):
                   method=method_label(method))
 
 
+def send_locked_notice(user, wrong_codes, minutes):
+    """Someone who knows the password failed the second step `wrong_codes` times."""
+    send_template(user.email, "mfa_locked", lazy_gettext("Sign-in to your Trazo account was blocked"),
+                  count=wrong_codes, minutes=minutes)
+
+
 def send_disabled_notice(user, method=None, by_admin=False):
     send_template(user.email, "mfa_disabled", lazy_gettext("Two-step verification turned off"),
                   method=method_label(method), by_admin=by_admin)

@@ -76,10 +76,13 @@ def status():
 
 @blp.route("/setup-totp", methods=["POST"])
 @login_required
+@blp.arguments(IdentitySchema)
 @blp.response(200, TotpSetupSchema)
-def setup_totp():
+@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
+def setup_totp(data):
     """Create a pending TOTP secret and its QR code"""
-    return service.setup_totp(current_user)
+    return service.setup_totp(current_user, data["password"])
 
 
 @blp.route("/enable-totp", methods=["POST"])
@@ -87,18 +90,22 @@ def setup_totp():
 @blp.arguments(ActivationSchema)
 @blp.response(200, ActivationResultSchema)
 @blp.alt_response(400, "DEFAULT_ERROR", description="No pending secret or wrong code")
+@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def enable_totp(data):
     """Confirm the pending TOTP secret with a code and turn TOTP on"""
-    return service.enable_totp(current_user, data["code"], data["set_as_default"])
+    return service.enable_totp(current_user, data["code"], data["set_as_default"], data["password"])
 
 
 @blp.route("/enable-email", methods=["POST"])
 @login_required
+@blp.arguments(IdentitySchema)
 @blp.response(200, MessageSchema)
-@blp.alt_response(429, "DEFAULT_ERROR", description="One code per minute")
-def enable_email():
+@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(429, "DEFAULT_ERROR", description="One code per minute, or too many wrong passwords")
+def enable_email(data):
     """E-mail a code that turns e-mail MFA on"""
-    return service.enable_email(current_user)
+    return service.enable_email(current_user, data["password"])
 
 
 @blp.route("/verify-email-activation", methods=["POST"])
@@ -106,40 +113,44 @@ def enable_email():
 @blp.arguments(ActivationSchema)
 @blp.response(200, ActivationResultSchema)
 @blp.alt_response(400, "DEFAULT_ERROR", description="No code, expired or wrong code")
+@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def verify_email_activation(data):
     """Turn e-mail MFA on with the e-mailed code"""
-    return service.verify_email_activation(current_user, data["code"], data["set_as_default"])
+    return service.verify_email_activation(current_user, data["code"], data["set_as_default"], data["password"])
 
 
 @blp.route("/disable", methods=["POST"])
 @login_required
 @blp.arguments(DisableSchema)
 @blp.response(200, MessageSchema)
-@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password or code")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords or codes")
+@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def disable(data):
-    """Turn one MFA method off (password, or an MFA code for accounts without one)"""
-    return service.disable(current_user, data["method"], data["password"], data["code"])
+    """Turn one MFA method off"""
+    return service.disable(current_user, data["method"], data["password"])
 
 
 @blp.route("/regenerate-recovery-codes", methods=["POST"])
 @login_required
 @blp.arguments(IdentitySchema)
 @blp.response(200, RecoveryCodesSchema)
-@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password or code")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords or codes")
+@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def regenerate_recovery_codes(data):
-    """Replace my recovery codes (password, or an MFA code for accounts without one)"""
-    return service.regenerate_recovery_codes(current_user, data["password"], data["code"])
+    """Replace my recovery codes"""
+    return service.regenerate_recovery_codes(current_user, data["password"])
 
 
 @blp.route("/default-method", methods=["PUT"])
 @login_required
 @blp.arguments(DefaultMethodSchema)
 @blp.response(200, MessageSchema)
+@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def default_method(data):
     """Choose the method a sign-in asks for first"""
-    return service.set_default_method(current_user, data["method"])
+    return service.set_default_method(current_user, data["method"], data["password"])
 
 
 # -- administrators --------------------------------------------------------------------

@@ -68,7 +68,16 @@ class TotpSetupSchema(BaseSchema):
     secret_key = ma.fields.String(required=True, metadata={"description": "Base32 secret for manual entry"})
 
 
-class ActivationSchema(BaseSchema):
+class IdentitySchema(BaseSchema):
+    """Every change of the MFA settings: the current password, unless the sign-in is recent."""
+
+    password = ma.fields.String(
+        allow_none=True, load_default=None, validate=ma.validate.Length(max=1024),
+        metadata={"description": "Optional: the current password. Without it the access token must come from a "
+                                 "sign-in less than RECENT_SIGN_IN_SECONDS old; when sent, it must be right."})
+
+
+class ActivationSchema(IdentitySchema):
     code = SixDigitCode(required=True)
     set_as_default = ma.fields.Boolean(load_default=True)
 
@@ -79,12 +88,6 @@ class ActivationResultSchema(BaseSchema):
                            metadata={"description": "New recovery codes, shown only this once"})
 
 
-class IdentitySchema(BaseSchema):
-    password = ma.fields.String(allow_none=True, load_default=None, validate=ma.validate.Length(max=1024))
-    code = ma.fields.String(allow_none=True, load_default=None, validate=ma.validate.Length(max=64),
-                            metadata={"description": "Accounts without a password: a TOTP or recovery code"})
-
-
 class DisableSchema(IdentitySchema):
     method = _method(required=True)
 
@@ -93,7 +96,7 @@ class RecoveryCodesSchema(BaseSchema):
     codes = ma.fields.List(ma.fields.String(), required=True)
 
 
-class DefaultMethodSchema(BaseSchema):
+class DefaultMethodSchema(IdentitySchema):
     method = _method(required=True)
 
 

@@ -1,16 +1,19 @@
-"""MFA settings of the signed-in user: status, turning factors on and off, recovery codes."""
+"""MFA settings of the signed-in user: status, turning factors on and off, recovery codes.
+
+Every change needs the current password or a recent sign-in (`confirm_recent_sign_in`): a stolen access
+token alone cannot turn a factor on, off, or read new recovery codes.
+"""
 from flask_babel import gettext as _
 
-from ...errors import BadRequest, Forbidden, TooManyRequests
+from ...auth import confirm_recent_sign_in
+from ...errors import BadRequest
 from ...extensions import db
 from ...ratelimit import Counter
-from ...services import audit, passwords
+from ...services import audit
 from . import factors
 from .factors import EMAIL, TOTP
 from .mail import ACTIVATION, send_code, send_disabled_notice, send_enabled_notice, throttle
 
-REAUTH_FAILURES = 5
-REAUTH_LOCK_SECONDS = 15 * 60
 ACTIVATION_COOLDOWN_SECONDS = 60
 ACTIVATION_WRONG_CODES = 5
 
@@ -41,14 +44,16 @@ def _activation_result(message, codes):
 
 # -- TOTP ------------------------------------------------------------------------------
 
-def setup_totp(user):
+def setup_totp(user, password=None):
     """A pending secret and its QR code; the active secret changes only when enable-totp confirms."""
+    confirm_recent_sign_in(user, password)
     result = factors.start_totp_setup(user)
     db.session.commit()
     return result
 
 
-def enable_totp(user, code, set_as_default=True):
+def enable_totp(user, code, set_as_default=True, password=None):
+    confirm_recent_sign_in(user, password)
     if not factors.has_pending_totp(user):
         raise BadRequest(_("Run /mfa/setup-totp first to create the TOTP secret"))
     if not factors.confirm_pending_totp(user, code):
@@ -63,8 +68,9 @@ def _activation_wrong_codes(user):
     return Counter("mfa-activation-wrong-codes", user.id)
 
 
-def enable_email(user):
+def enable_email(user, password=None):
     """E-mail an activation code (one per minute)."""
+    confirm_recent_sign_in(user, password)
     if EMAIL in user.mfa_methods:
         raise BadRequest(_("E-mail MFA is already enabled"))
     throttle("mfa-activation-cooldown", user.id, ACTIVATION_COOLDOWN_SECONDS)
@@ -75,7 +81,8 @@ def enable_email(user):
     return {"message": _("Verification code sent to your e-mail")}
 
 
-def verify_email_activation(user, code, set_as_default=True):
+def verify_email_activation(user, code, set_as_default=True, password=None):
+    confirm_recent_sign_in(user, password)
     state = factors.email_code_state(user, ACTIVATION)
     if state == "missing":
         raise BadRequest(_("No pending verification code. Ask for a new one."))
@@ -92,34 +99,10 @@ def verify_email_activation(user, code, set_as_default=True):
     return _activation_result(_("E-mail MFA enabled successfully"), codes)
 
 
-# -- changes that need the user's identity again ---------------------------------------
-
-def confirm_identity(user, password=None, code=None):
-    """The password again, or for accounts without one (OAuth only) a current TOTP or recovery code."""
-    failures = Counter("mfa-reauth-failures", user.id)
-    if failures.value() >= REAUTH_FAILURES:
-        raise TooManyRequests(failures.seconds_left())
-    if user.has_usable_password:
-        if not password:
-            raise BadRequest(_("Password is required"))
-        confirmed = passwords.verify_password(user.password_hash, password)
-        refusal = Forbidden(_("Password is incorrect"))
-    else:
-        if not code:
-            raise BadRequest(_("A current MFA code is required"))
-        confirmed = ((TOTP in user.mfa_methods and factors.verify_totp(user, "".join(code.split())))
-                     or factors.consume_recovery_code(user, code))
-        refusal = Forbidden(_("Invalid MFA code"))
-    if not confirmed:
-        failures.hit(REAUTH_LOCK_SECONDS)
-        raise refusal
-    failures.clear()
-
-
-def disable(user, method, password=None, code=None):
+def disable(user, method, password=None):
     if method not in user.mfa_methods:
         raise BadRequest(_("The requested MFA method is not active"))
-    confirm_identity(user, password, code)
+    confirm_recent_sign_in(user, password)
     factors.forget_method(user, method)
     remaining = [m for m in user.mfa_methods if m != method]
     user.mfa_methods = remaining
@@ -136,21 +119,22 @@ def disable(user, method, password=None, code=None):
     return {"message": _("MFA method '%(method)s' disabled successfully", method=method)}
 
 
-def regenerate_recovery_codes(user, password=None, code=None):
+def regenerate_recovery_codes(user, password=None):
     if not user.mfa_enabled:
         raise BadRequest(_("MFA is not enabled"))
-    confirm_identity(user, password, code)
+    confirm_recent_sign_in(user, password)
     codes = factors.new_recovery_codes(user)
     db.session.commit()
     audit.record("mfa_recovery_codes_regenerated", user=user)
     return {"codes": codes}
 
 
-def set_default_method(user, method):
+def set_default_method(user, method, password=None):
     if not user.mfa_enabled:
         raise BadRequest(_("MFA is not enabled"))
     if method not in user.mfa_methods:
         raise BadRequest(_("The requested MFA method is not active"))
+    confirm_recent_sign_in(user, password)
     user.mfa_default_method = method
     db.session.commit()
     return {"message": _("Default MFA method changed to '%(method)s'", method=method)}

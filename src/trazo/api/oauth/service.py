@@ -33,8 +33,7 @@ def providers():
 def authorize(name):
     """A provider URL with a fresh single-use state, a PKCE challenge and (OpenID) a nonce."""
     chosen = provider(name)
-    now = utcnow()
-    db.session.execute(delete(OAuthState).where(OAuthState.expires_at < now - STATE_GRACE))
+    db.session.close()  # no database connection is held while the provider is called
     state, verifier = secrets.token_urlsafe(32), secrets.token_urlsafe(64)
     params = {"response_type": "code", "client_id": chosen.client_id, "redirect_uri": chosen.redirect_uri,
               "scope": chosen.scope, "state": state, "code_challenge": create_s256_code_challenge(verifier),
@@ -49,6 +48,8 @@ def authorize(name):
         params.update(nonce=nonce, prompt="select_account")
     else:
         endpoint = f"{chosen.oauth_base}/login/oauth/authorize"
+    now = utcnow()
+    db.session.execute(delete(OAuthState).where(OAuthState.expires_at < now - STATE_GRACE))
     db.session.add(OAuthState(state=state, provider=name, code_verifier=verifier, nonce=nonce,
                               redirect_uri=chosen.redirect_uri, created_at=now, expires_at=now + STATE_LIFETIME))
     db.session.commit()
@@ -93,6 +94,7 @@ def callback(code, state, name):
     """Finish the provider's redirect: an access token, or an MFA challenge for MFA accounts."""
     saved = _consume_state(state, name)
     chosen = provider(name)
+    db.session.close()  # no database connection is held while the provider is called
     user = resolve_account(_identity(chosen, saved, code))
     if user.mfa_enabled and user.mfa_methods:
         return start_login_challenge(user)

@@ -6,7 +6,7 @@ from ...auth import current_user, login_required
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..common import MessageSchema
-from . import service
+from . import reset, service
 from .schemas import (
     AdminCountSchema,
     ChangePasswordResultSchema,
@@ -73,7 +73,7 @@ def login(data):
 @blp.response(200, MessageSchema)
 def reset_password_request(data):
     """E-mail a password reset link"""
-    return service.request_password_reset(data["email"])
+    return reset.request_password_reset(data["email"])
 
 
 @blp.route("/reset-password-confirm", methods=["POST"])
@@ -84,7 +84,7 @@ def reset_password_request(data):
 @blp.alt_response(400, "DEFAULT_ERROR", description="Invalid or expired token")
 def reset_password_confirm(data):
     """Set a new password with the e-mailed token"""
-    return service.confirm_password_reset(data["email"], data["token"], data["new_password"])
+    return reset.confirm_password_reset(data["email"], data["token"], data["new_password"])
 
 
 @blp.route("/me")
@@ -104,7 +104,9 @@ class Me(MethodView):
 
     @blp.arguments(DeleteAccountSchema)
     @blp.response(200, MessageSchema)
-    @blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password or the only administrator")
+    @blp.alt_response(403, "DEFAULT_ERROR",
+                      description="Wrong password, no recent sign-in, or the only administrator")
+    @blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
     def delete(self, data):
         """Delete my account and everything it owns"""
         password = data.get("password") or data.get("current_password")
@@ -115,6 +117,8 @@ class Me(MethodView):
 @login_required
 @blp.arguments(ChangePasswordSchema)
 @blp.response(200, ChangePasswordResultSchema)
+@blp.alt_response(400, "DEFAULT_ERROR", description="Current password missing or incorrect")
+@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def change_password(data):
     """Change my password (answers a fresh token)"""
     return service.change_password(current_user, data.get("current_password"), data["new_password"])

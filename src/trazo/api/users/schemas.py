@@ -106,10 +106,16 @@ def _timezones():
     return _TIMEZONES
 
 
+RECENT_SIGN_IN_NOTE = ("Optional: the current password. Without it the access token must come from a sign-in "
+                       "less than RECENT_SIGN_IN_SECONDS old; when sent, it must be right.")
+
+
 class DeleteAccountSchema(BaseSchema):
     confirmation_phrase = ma.fields.String(required=True)
-    password = ma.fields.String(allow_none=True, load_default=None)
-    current_password = ma.fields.String(allow_none=True, load_default=None)
+    password = ma.fields.String(allow_none=True, load_default=None, validate=ma.validate.Length(max=1024),
+                                metadata={"description": RECENT_SIGN_IN_NOTE})
+    current_password = ma.fields.String(allow_none=True, load_default=None, validate=ma.validate.Length(max=1024),
+                                        metadata={"description": "Another name of `password`"})
 
 
 class OAuthLinkSchema(BaseSchema):

@@ -1,29 +1,24 @@
 """Accounts: registration, sign-in, password reset and change, profile, deletion."""
 from datetime import timedelta
-from urllib.parse import urlencode
 
-from flask import current_app
 from flask_babel import gettext as _
-from flask_babel import lazy_gettext
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from ...auth import issue_access_token
-from ...errors import BadRequest, Forbidden, TooManyRequests, Unauthorized
+from ...auth import confirm_recent_sign_in, current_password_matches, issue_access_token
+from ...errors import AccountLocked, BadRequest, Forbidden, Unauthorized
 from ...extensions import db
 from ...models import InstallationClaim, User
 from ...models.base import new_id, utcnow
 from ...models.user import ROLE_ADMIN, ROLE_USER
-from ...ratelimit import Counter
+from ...ratelimit import Lockout
 from ...services import audit, passwords
-from ...services.email import send_template
 from ..billing.plans import plan_summary
 from ..billing.subscriptions import ensure_account_deletable
 from ..mfa.login import start_login_challenge
 
 LOCKOUT_FAILURES = 5
 LOCKOUT_SECONDS = 15 * 60
-RESET_TOKEN_LIFETIME = timedelta(hours=1)
 DELETE_PHRASES = ("delete me", "elimíname")
 FIRST_ADMIN_CLAIM = "first_admin"
 
@@ -75,33 +70,27 @@ def register(data):
 
 # -- sign-in ---------------------------------------------------------------------------
 
-def _lock(email):
-    return Counter("login-lock", email)
-
-
-def _failures(email):
-    return Counter("login-failures", email)
-
-
-def _locked_error(seconds):
-    minutes = max(1, -(-seconds // 60))
-    return TooManyRequests(seconds, _("Account temporarily locked after multiple failed attempts. "
-                                      "Try again in %(minutes)s minutes.", minutes=minutes))
+def _lockout(email):
+    return Lockout("login", email, LOCKOUT_FAILURES, LOCKOUT_SECONDS)
 
 
 def login(email, password):
-    """Check the credentials (with lockout); answer a token or an MFA challenge."""
-    lock = _lock(email)
-    if lock.value():
-        raise _locked_error(lock.seconds_left())
+    """Check the credentials (with lockout); answer a token or an MFA challenge.
+
+    Unknown and inactive accounts cost one password verification too and count toward the lockout,
+    so neither the time nor the answers tell them from an active account with a wrong password.
+    """
+    lockout = _lockout(email)
+    locked = lockout.seconds_left()
+    if locked:
+        raise AccountLocked(locked)
     user = db.session.scalar(select(User).where(User.email == email))
-    if user is None:
+    if user is None or not user.is_active:
         passwords.burn_verification_time(password)
-    if user is None or not user.is_active or not passwords.verify_password(user.password_hash, password):
-        if user is None or user.is_active:
-            _record_failure(email)
-        raise Unauthorized(_("Incorrect email or password"))
-    _failures(email).clear()
+        raise _credentials_refused(lockout, email)
+    if not passwords.verify_password(user.password_hash, password):
+        raise _credentials_refused(lockout, email)
+    lockout.succeed()
     if passwords.needs_rehash(user.password_hash):
         user.password_hash = passwords.hash_password(password)
     if user.mfa_enabled and user.mfa_methods:
@@ -113,19 +102,17 @@ def login(email, password):
     return {"access_token": issue_access_token(user), "token_type": "bearer", "mfa_enabled": False}
 
 
-def _record_failure(email):
+def _credentials_refused(lockout, email):
+    """The answer to wrong credentials: a 401, or the 429 of the failure that locks the e-mail."""
     audit.record("login_failed", email=email)
-    failures = _failures(email)
-    if failures.hit(LOCKOUT_SECONDS) >= LOCKOUT_FAILURES:
-        failures.clear()
-        _lock(email).hit(LOCKOUT_SECONDS)
+    if lockout.fail():
         audit.record("login_locked", email=email)
-        raise _locked_error(LOCKOUT_SECONDS)
+        return AccountLocked(LOCKOUT_SECONDS)
+    return Unauthorized(_("Incorrect email or password"))
 
 
 def clear_lockout(email):
-    _failures(email).clear()
-    _lock(email).clear()
+    _lockout(email).clear()
 
 
 # -- passwords -------------------------------------------------------------------------
@@ -146,35 +133,6 @@ def set_password(user, new_password):
     user.reset_token_expires_at = None
 
 
-def request_password_reset(email):
-    """E-mail a single-use reset link when the account exists; the answer never tells."""
-    user = db.session.scalar(select(User).where(User.email == email))
-    if user is not None and user.is_active:
-        token, token_hash = passwords.new_token()
-        user.reset_token_hash = token_hash
-        user.reset_token_expires_at = utcnow() + RESET_TOKEN_LIFETIME
-        db.session.commit()
-        query = urlencode({"token": token, "email": user.email})
-        send_template(user.email, "reset_password", lazy_gettext("Reset your Trazo password"),
-                      link=f"{current_app.config['FRONTEND_URL']}/reset-password?{query}")
-        audit.record("password_reset_requested", user=user)
-    return {"message": _("If the email exists, a reset link has been sent")}
-
-
-def confirm_password_reset(email, token, new_password):
-    user = db.session.scalar(select(User).where(User.email == email))
-    valid = (user is not None and user.reset_token_expires_at is not None
-             and user.reset_token_expires_at > utcnow()
-             and passwords.same_hash(user.reset_token_hash, passwords.token_hash(token)))
-    if not valid:
-        raise BadRequest(_("Invalid or expired reset token"))
-    set_password(user, new_password)
-    db.session.commit()
-    clear_lockout(email)
-    audit.record("password_reset_confirmed", user=user)
-    return {"message": _("Password reset successfully")}
-
-
 def change_password(user, current_password, new_password):
     """Change the password after checking the current one; returns a fresh token."""
     if not user.has_usable_password:
@@ -182,7 +140,7 @@ def change_password(user, current_password, new_password):
                           "Use 'forgot password' to create one."))
     if not current_password:
         raise BadRequest(_("Current password is required"))
-    if not passwords.verify_password(user.password_hash, current_password):
+    if not current_password_matches(user, current_password):
         raise BadRequest(_("Current password is incorrect"))
     set_password(user, new_password)
     db.session.commit()
@@ -224,15 +182,11 @@ def update_profile(user, data):
     return profile(user)
 
 
-def delete_account(user, phrase, password):
-    """Delete the account and everything it owns, in one transaction."""
+def delete_account(user, phrase, password=None):
+    """Delete the account and everything it owns, in one transaction (the password or a recent sign-in)."""
     if (phrase or "").strip().lower() not in DELETE_PHRASES:
         raise BadRequest(_("Invalid confirmation phrase"))
-    if user.has_usable_password:
-        if not password:
-            raise BadRequest(_("Password is required"))
-        if not passwords.verify_password(user.password_hash, password):
-            raise Forbidden(_("Password is incorrect"))
+    confirm_recent_sign_in(user, password)
     if user.is_admin and admin_count()["count"] <= 1:
         raise Forbidden(_("Cannot delete the only administrator account."))
     ensure_account_deletable(user)
