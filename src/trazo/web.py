@@ -1,13 +1,17 @@
-"""HTTP plumbing around the views: body limits, security headers, CORS, docs, SQLite pragmas."""
+"""HTTP plumbing around the views: body limits and JSON checks, security headers, CORS, docs, SQLite pragmas."""
 import importlib.util
 import os
 import re
 
 from flask import Blueprint, current_app, request, send_from_directory
 from flask.sessions import SessionInterface
+from flask_babel import gettext as _
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from werkzeug.exceptions import NotFound, RequestEntityTooLarge
+
+from . import strict_json
+from .errors import ValidationFailed
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -81,6 +85,13 @@ def register_request_hooks(app):
             raise RequestEntityTooLarge()
         if request.content_length is None and "chunked" in request.headers.get("Transfer-Encoding", "").lower():
             _read_chunked_body(limit)
+
+    @app.before_request
+    def refuse_unacceptable_json():
+        if request.is_json and request.routing_exception is None:
+            data = request.get_data(cache=True)
+            if data and not strict_json.is_acceptable(data):
+                raise ValidationFailed(None, _("Invalid JSON body."), "json_invalid")
 
     fixed_headers = security_headers(app.config)
     api_prefix = app.config["API_V1_PREFIX"]

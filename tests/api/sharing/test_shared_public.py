@@ -10,7 +10,7 @@ from trazo.extensions import db
 from trazo.models.base import utcnow
 from trazo.models.sharing import AccessLog, SharedLink
 
-from ...helpers import ApiClient, create_diagram, error_detail, validation_errors
+from ...helpers import ApiClient, create_diagram, create_project, error_detail, validation_errors
 from .conftest import share
 
 DIAGRAM_FIELDS = {"title", "description", "content", "diagram_type", "rendered_content", "config",
@@ -56,6 +56,18 @@ def test_public_diagram_without_copy_permission(client, user, diagram, app):
     assert response.json["config"] == {"background_color": "#ffffff", "background_pattern": "plain"}
     assert response.json["owner_name"] == "Test User"
     assert _log(app) == ["success"]
+
+
+@pytest.mark.parametrize("full_name", ["", None])
+def test_a_shared_diagram_of_an_owner_without_a_name_shows_no_part_of_the_email(client, make_user, admin,
+                                                                                full_name):
+    owner = make_user(email="jane.private@example.com", full_name=full_name)
+    diagram = create_diagram(owner, create_project(owner)["id"])
+    link = share(owner, diagram["id"])
+    for response in (client.get(f"/shared/{link['token']}/diagram"),
+                     client.post(f"/shared/{link['token']}/verify", json={"access_code": "x"})):
+        assert response.status_code == 200 and response.json["owner_name"] is None
+        assert "jane" not in response.get_data(as_text=True)
 
 
 def test_copy_permission_exposes_the_content(client, user, diagram):

@@ -42,10 +42,11 @@ def _visitable_link(token):
 
 
 def _owner_name(user_id):
+    """The owner's full name, or None: a public page never shows any part of the e-mail."""
     owner = db.session.get(User, user_id)
-    if owner is None:
+    if owner is None or not owner.full_name:
         return None
-    return owner.full_name or owner.email.split("@", 1)[0]
+    return owner.full_name
 
 
 def _shared_diagram(link):

@@ -78,7 +78,8 @@ class SharedDiagramSchema(BaseSchema):
     rendered_content = ma.fields.String(required=True, metadata={"description": "The source the viewer draws"})
     config = ma.fields.Dict()
     allow_copy_code = ma.fields.Boolean(required=True)
-    owner_name = ma.fields.String(allow_none=True)
+    owner_name = ma.fields.String(allow_none=True, metadata={
+        "description": "The owner's full name; null when the owner has none"})
 
 
 class VerifyCodeSchema(BaseSchema):
@@ -87,7 +88,7 @@ class VerifyCodeSchema(BaseSchema):
 
 class VerifiedDiagramSchema(SharedDiagramSchema):
     access_token = ma.fields.String(required=True, metadata={
-        "description": "Send as query `access_token` or header `X-Share-Access` to read this link again"})
+        "description": "Send as header `X-Share-Access` (or query `access_token`) to read this link again"})
     access_token_expires_in = ma.fields.Integer(required=True, metadata={"description": "Seconds"})
 
 
