@@ -91,3 +91,19 @@ def test_the_billing_history_falls_back_to_the_local_copy_at_the_deadline(app, u
     assert held == 0 and outcome["seconds"] < BOUND
     assert outcome["response"].status_code == 200
     assert outcome["response"].json == {"invoices": [], "total_count": 0}
+
+
+@pytest.mark.parametrize("change", [
+    lambda admin, plan: admin.post("/admin/plans", json={"code": "TEAM", "name": "Team", "price_usd": 29}),
+    lambda admin, plan: admin.put(f"/admin/plans/{plan['id']}", json={"price_usd": 12}),
+    lambda admin, plan: admin.post(f"/admin/plans/{plan['id']}/prices", json={"currency": "eur", "amount": 8}),
+], ids=["create", "update", "add-price"])
+def test_plan_administration_calls_the_gateway_with_no_connection_held(app, admin, trickling_stripe, change):
+    plan = admin.post("/admin/plans", json={"code": "PRO", "name": "Pro", "price_usd": 9}).json
+    server = trickling_stripe()
+    thread, outcome = _in_background(lambda: change(admin, plan))
+    held = _connections_held_while_waiting(app, server)
+    thread.join(TRICKLE_SECONDS + 5)
+    assert held == 0 and outcome["seconds"] < BOUND
+    assert error_detail(outcome["response"], 504) == "The payment provider did not answer in time"
+    assert [listed["price_usd"] for listed in admin.get("/admin/plans").json if listed["code"] != "FREE"] == [9]

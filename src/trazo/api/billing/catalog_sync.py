@@ -51,15 +51,6 @@ def gateway_changes(entry, gateway, prices_changed):
     return changes
 
 
-def sync_plan(plan, gateway, prices_changed):
-    """Create or update the plan's product and price; without a gateway nothing happens (the first
-    checkout of the plan synchronises it)."""
-    if gateway is None:
-        return
-    for column, value in gateway_changes(catalog_entry(plan), gateway, prices_changed).items():
-        setattr(plan, column, value)
-
-
 def _withdraw(entry, gateway, changes):
     """A plan that became free sells nothing at the gateway any more."""
     if entry.price_id:
@@ -69,12 +60,12 @@ def _withdraw(entry, gateway, changes):
         gateway.update_product(entry.product_id, entry.name, entry.description, False)
 
 
-def archive_plan(plan, gateway):
+def archive_product(entry, gateway):
     """Stop selling a plan that is being deleted or deactivated: its product is archived (a later
-    reactivation of the plan makes it active again)."""
-    if not plan.gateway_product_id:
+    reactivation of the plan makes it active again). Gateway calls only, no database access."""
+    if not entry.product_id:
         return
     if gateway is None:
-        log.warning("plan %s keeps its gateway product active: billing is not configured", plan.id)
+        log.warning("plan %s keeps its gateway product active: billing is not configured", entry.plan_id)
         return
-    gateway.update_product(plan.gateway_product_id, plan.name, plan.description, False)
+    gateway.update_product(entry.product_id, entry.name, entry.description, False)

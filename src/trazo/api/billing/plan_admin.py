@@ -2,7 +2,11 @@
 
 The gateway is synchronised before the local commit, so a gateway failure (502) changes nothing
 here; without payment credentials plans are kept locally and synchronised at their first checkout.
+Gateway calls run with the database connection given back: the plan is read and checked, the gateway
+is told what the plan will be, then the plan is loaded again and changed in a short transaction.
 """
+from dataclasses import replace
+
 from flask_babel import gettext as _
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -11,8 +15,8 @@ from ...errors import BadRequest, Conflict, NotFound
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.billing import BASE_CURRENCY, FREE_PLAN_CODE, SUPPORTED_CURRENCIES, Plan, PlanPrice, Subscription
-from .catalog_sync import archive_plan, sync_plan
-from .gateway import optional_gateway
+from .catalog_sync import CatalogEntry, archive_product, catalog_entry, gateway_changes
+from .gateway import optional_gateway, release_connection
 from .money import to_minor
 from .plans import free_plan, plan_or_404, plan_view, subscriber_counts
 
@@ -67,6 +71,21 @@ def _set_amounts(plan, amounts):
             plan.prices.append(PlanPrice(currency=currency, amount_minor=amount))
 
 
+def _gateway_sync(entry, prices_changed):
+    """Bring the gateway in step with `entry` with no database connection held; the plan columns to
+    store afterwards (none without payment credentials: the first checkout synchronises the plan)."""
+    gateway = optional_gateway()
+    if gateway is None:
+        return {}
+    release_connection()
+    return gateway_changes(entry, gateway, prices_changed)
+
+
+def _store(plan, changes):
+    for column, value in changes.items():
+        setattr(plan, column, value)
+
+
 def _commit():
     try:
         db.session.commit()
@@ -83,12 +102,14 @@ def create_plan(data):
     _ensure_unique(name, code)
     amounts = {BASE_CURRENCY: to_minor(data["price_usd"]), **_other_amounts(data.get("prices"))}
     _check_amounts(amounts)
-    plan = Plan(id=new_id(), code=code, name=name, description=data.get("description"),
+    plan_id, is_active = new_id(), data.get("is_active", True)
+    changes = _gateway_sync(CatalogEntry(plan_id, name, data.get("description"), is_active, amounts, None, None),
+                            prices_changed=True)
+    plan = Plan(id=plan_id, code=code, name=name, description=data.get("description"),
                 max_projects=_limit(data.get("max_projects")), max_diagrams=_limit(data.get("max_diagrams")),
-                max_storage_mb=_limit(data.get("max_storage_mb")),
-                is_active=data.get("is_active", True))
+                max_storage_mb=_limit(data.get("max_storage_mb")), is_active=is_active)
     _set_amounts(plan, amounts)
-    sync_plan(plan, optional_gateway(), prices_changed=True)
+    _store(plan, changes)
     db.session.add(plan)
     _commit()
     return plan_view(plan, subscribers=0)
@@ -125,6 +146,11 @@ def update_plan(plan_id, data):
     catalog_changed = any(field in data and data[field] != getattr(plan, field)
                           for field in ("name", "description", "is_active"))
     prices_changed = amounts != plan.amounts
+    changes = {}
+    if catalog_changed or prices_changed:
+        future = {field: data[field] for field in ("name", "description", "is_active") if field in data}
+        changes = _gateway_sync(replace(catalog_entry(plan), amounts=amounts, **future), prices_changed)
+        plan = plan_or_404(plan_id)
     for field in ("name", "code", "description", "is_active"):
         if field in data:
             setattr(plan, field, data[field])
@@ -132,8 +158,7 @@ def update_plan(plan_id, data):
         if field in data:
             setattr(plan, field, _limit(data[field]))
     _set_amounts(plan, amounts)
-    if catalog_changed or prices_changed:
-        sync_plan(plan, optional_gateway(), prices_changed)
+    _store(plan, changes)
     plan.updated_at = utcnow()
     _commit()
     return plan_view(plan, subscribers)
@@ -145,7 +170,11 @@ def delete_plan(plan_id):
     if plan.is_free:
         raise BadRequest(_("The FREE plan cannot be deleted"))
     referenced = db.session.scalar(select(func.count(Subscription.id)).where(Subscription.plan_id == plan.id))
-    archive_plan(plan, optional_gateway())
+    entry, gateway = catalog_entry(plan), optional_gateway()
+    if entry.product_id and gateway is not None:
+        release_connection()
+    archive_product(entry, gateway)
+    plan = plan_or_404(plan_id)
     if referenced:
         maintained = subscriber_counts().get(plan.id, 0)
         plan.is_active = False
@@ -158,8 +187,10 @@ def delete_plan(plan_id):
 
 
 def _save_prices(plan, amounts):
+    changes = _gateway_sync(replace(catalog_entry(plan), amounts=amounts), prices_changed=True)
+    plan = plan_or_404(plan.id)
     _set_amounts(plan, amounts)
-    sync_plan(plan, optional_gateway(), prices_changed=True)
+    _store(plan, changes)
     plan.updated_at = utcnow()
     _commit()
     return plan_view(plan, subscriber_counts().get(plan.id, 0))
