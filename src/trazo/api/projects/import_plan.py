@@ -97,16 +97,55 @@ def _description_text(data, title):
     return "\n".join(lines).strip()
 
 
-def _from_manifest(plan, files, manifest):
-    """Diagrams the manifest lists, restored exactly: title, type, source, description and folder."""
+def _listed(manifest, key):
+    """The objects of one of the manifest's lists (anything else in it is ignored)."""
+    value = manifest.get(key)
+    return [entry for entry in value if isinstance(entry, dict)] if isinstance(value, list) else []
+
+
+def _manifest_folders(plan, manifest):
+    """Archive directory -> plan folder, for the folders the manifest lists (named and colored as listed)."""
     folders = {}
-    for entry in manifest.get("folders") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+    for entry in _listed(manifest, "folders"):
+        if isinstance(entry.get("path"), str):
             name = _clean_name(entry.get("name"), _clean_name(entry["path"], "Folder"))
             folders[entry["path"]] = plan.folder_key(name, _color(entry.get("color")))
+    return folders
+
+
+def _place(plan, folders, path):
+    """The plan folder of an archive path: its first level (deeper levels are flattened into it), named
+    as the manifest names that directory, else after the directory; None for the top level."""
+    parts = path.split("/")
+    if len(parts) == 1:
+        return None
+    return folders.get(parts[0]) or plan.folder_key(_clean_name(parts[0], "Folder"))
+
+
+def _entry_folder(plan, folders, entry, path):
+    """The folder an entry names (a folder path, or null for the root); without one, its archive path's."""
+    folder_path = entry.get("folder")
+    if isinstance(folder_path, str):
+        return folders.get(folder_path) or plan.folder_key(_clean_name(folder_path, "Folder"))
+    if "folder" in entry and folder_path is None:
+        return None
+    return _place(plan, folders, path)
+
+
+def _markdown_by_stem(paths):
+    """Markdown files by their path without the extension."""
+    return {split_extension(path)[0]: path for path in paths if split_extension(path)[1] in MARKDOWN_EXTENSIONS}
+
+
+def _from_manifest(plan, files, manifest, folders):
+    """Diagrams the manifest lists, restored exactly: title, type, source, description and folder.
+    An entry without a description file takes the Markdown file next to its source, if any."""
+    entries = _listed(manifest, "diagrams")
+    listed = {entry["path"] for entry in entries if isinstance(entry.get("path"), str)}
+    siblings = _markdown_by_stem(path for path in files if path not in listed)
     used = {MANIFEST, README}
-    for entry in manifest.get("diagrams") or []:
-        path = entry.get("path") if isinstance(entry, dict) else None
+    for entry in entries:
+        path = entry.get("path")
         if not isinstance(path, str) or path not in files or path in used:
             continue
         used.add(path)
@@ -127,12 +166,12 @@ def _from_manifest(plan, files, manifest):
         diagram = PlannedDiagram(title, diagram_type, text, source=path, restored=True,
                                  warnings=["replaced_characters"] if replaced else [])
         description_path = entry.get("description_path")
-        if isinstance(description_path, str) and description_path in files and description_path not in used:
+        if not isinstance(description_path, str):
+            description_path = siblings.get(split_extension(path)[0])
+        if description_path in files and description_path not in used:
             used.add(description_path)
             diagram.description = _description_text(files[description_path], entry.get("title"))
-        folder_path = entry.get("folder")
-        if isinstance(folder_path, str):
-            diagram.folder = folders.get(folder_path) or plan.folder_key(_clean_name(folder_path, "Folder"))
+        diagram.folder = _entry_folder(plan, folders, entry, path)
         plan.add(diagram)
     return used
 
@@ -140,11 +179,10 @@ def _from_manifest(plan, files, manifest):
 def _description_siblings(paths):
     """`X.md` next to `X.<diagram extension>` describes X."""
     bases = {split_extension(path)[0] for path in paths if split_extension(path)[1] in EXTENSION_TYPES}
-    return {split_extension(path)[0]: path for path in paths
-            if split_extension(path)[1] in MARKDOWN_EXTENSIONS and split_extension(path)[0] in bases}
+    return {stem: path for stem, path in _markdown_by_stem(paths).items() if stem in bases}
 
 
-def _from_files(plan, files, used):
+def _from_files(plan, files, used, folders):
     """Any other archive entry: folders from the first path level, deeper levels flattened into it."""
     remaining = [path for path in files if path not in used]
     descriptions = _description_siblings(remaining)
@@ -152,8 +190,7 @@ def _from_files(plan, files, used):
     for path in remaining:
         if path in description_paths:
             continue
-        parts = path.split("/")
-        diagram, reason = parse_file(parts[-1], files[path], max_file_bytes())
+        diagram, reason = parse_file(path.split("/")[-1], files[path], max_file_bytes())
         if diagram is None:
             plan.skip(path, reason)
             continue
@@ -161,8 +198,7 @@ def _from_files(plan, files, used):
         sibling = descriptions.get(split_extension(path)[0])
         if sibling and not diagram.description:
             diagram.description = _description_text(files[sibling], diagram.title)
-        if len(parts) > 1:
-            diagram.folder = plan.folder_key(_clean_name(parts[0], "Folder"))
+        diagram.folder = _place(plan, folders, path)
         plan.add(diagram)
 
 
@@ -172,8 +208,9 @@ def _add_archive(plan, upload):
         plan.skip(path, reason)
     files = _unwrap(content.files)
     manifest = _manifest(files)
-    used = _from_manifest(plan, files, manifest) if manifest else {MANIFEST, README}
-    _from_files(plan, files, used)
+    folders = _manifest_folders(plan, manifest) if manifest else {}
+    used = _from_manifest(plan, files, manifest, folders) if manifest else {MANIFEST, README}
+    _from_files(plan, files, used, folders)
 
 
 def build_plan(uploads):
