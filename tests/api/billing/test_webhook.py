@@ -1,6 +1,7 @@
 """The payment webhook (API.md §10): signatures, idempotency (also concurrent), and the effect of
 each event on subscriptions, limits and invoices."""
 import json
+import logging
 import threading
 import time
 
@@ -10,8 +11,10 @@ from trazo.extensions import db
 from trazo.models.billing import Invoice, WebhookEvent
 
 from ...helpers import ApiClient, error_detail
+from ...servers import free_port
+from ...trickle import TRICKLE_SECONDS, TrickleHttp
 from .conftest import subscription_rows
-from .stripe_fake import WEBHOOK_SECRET, sign
+from .stripe_fake import SECRET_KEY, WEBHOOK_SECRET, sign
 
 
 @pytest.fixture
@@ -19,13 +22,30 @@ def pro(stripe_api, make_plan):
     return make_plan("PRO", price_usd=9, max_projects=5)
 
 
-def _completed(user, plan, subscription="sub_1", customer="cus_1", mode="subscription"):
+def _completed(user, plan, subscription="sub_1", customer="cus_1", mode="subscription", payment_status="paid"):
     return {"id": "cs_test_1", "object": "checkout.session", "mode": mode, "subscription": subscription,
-            "customer": customer, "metadata": {"user_id": user.id, "plan_id": plan["id"]}}
+            "customer": customer, "payment_status": payment_status, "status": "complete",
+            "metadata": {"user_id": user.id, "plan_id": plan["id"]}}
 
 
 def _product(plan):
     return plan["gateway_config"]["external_product_id"]
+
+
+def _warnings(caplog):
+    """What the webhook service logged as warnings."""
+    return [record.getMessage() for record in caplog.records
+            if record.name == "trazo.api.billing.webhook" and record.levelno == logging.WARNING]
+
+
+def _period(subscription):
+    """(start, end) of a subscription view, to the second."""
+    return tuple(subscription[key][:19] if subscription[key] else None
+                 for key in ("current_period_start", "current_period_end"))
+
+
+def _iso(seconds):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
 
 
 def _events(app):
@@ -119,7 +139,7 @@ def test_the_same_event_twice_has_one_effect(stripe_api, deliver, user, pro, app
 
 def test_concurrent_deliveries_of_one_event_have_one_effect(stripe_api, user, pro, app):
     stripe_api.subscription("sub_1", "cus_1", product=_product(pro))
-    stripe_api.delay("GET", "/v1/subscriptions/", 0.3)  # the first delivery is mid-way when the second lands
+    stripe_api.delay("GET", "/v1/subscriptions/", 0.3)  # the first is still reading when the second lands
     event = {"id": "evt_race", "object": "event", "type": "checkout.session.completed", "created": int(time.time()),
              "data": {"object": _completed(user, pro)}}
     payload = json.dumps(event).encode()
@@ -141,15 +161,19 @@ def test_concurrent_deliveries_of_one_event_have_one_effect(stripe_api, user, pr
     assert _events(app) == 1
 
 
-def test_a_failed_effect_is_retried_by_the_next_delivery(stripe_api, deliver, user, pro, app):
+def test_a_failing_gateway_does_not_fail_a_completed_checkout(stripe_api, deliver, user, pro, app, caplog):
     stripe_api.subscription("sub_1", "cus_1", product=_product(pro))
     stripe_api.fail("GET", "/v1/subscriptions/sub_1", status=500, message="Stripe hiccup")
-    response = deliver("checkout.session.completed", _completed(user, pro), event_id="evt_retry")
-    assert error_detail(response, 502) == "Payment provider (stripe) error: Stripe hiccup"
-    assert _events(app) == 0 and subscription_rows(app, user.id) == []
+    with caplog.at_level(logging.WARNING, logger="trazo.api.billing.webhook"):
+        response = deliver("checkout.session.completed", _completed(user, pro), event_id="evt_hiccup")
+    assert response.status_code == 200 and response.json == {"status": "processed"}
+    assert subscription_rows(app, user.id) == [(pro["id"], "active", "sub_1")]
+    assert _warnings(caplog) == ["the period of gateway subscription sub_1 was not read: "
+                                 "Payment provider (stripe) error: Stripe hiccup"]
     stripe_api.failures.clear()
-    assert deliver("checkout.session.completed", _completed(user, pro), event_id="evt_retry").json == \
-        {"status": "processed"}
+    assert deliver("checkout.session.completed", _completed(user, pro), event_id="evt_hiccup").json == \
+        {"status": "duplicate"}
+    assert len(stripe_api.requests_to("GET", "/v1/subscriptions/sub_1")) == 1
     assert subscription_rows(app, user.id) == [(pro["id"], "active", "sub_1")]
 
 
@@ -245,3 +269,126 @@ def test_webhook_needs_a_webhook_secret(stripe_api, client, configure):
     payload = b'{"id": "evt_1", "type": "invoice.paid", "data": {"object": {}}}'
     response = client.post("/webhooks/stripe", data=payload, headers={"Stripe-Signature": sign(payload, "")})
     assert error_detail(response, 503) == "Billing service not configured"
+
+
+# -- the event alone records the subscription (the gateway's API is optional) -------------
+
+@pytest.fixture
+def secret_only(pro, configure, stripe_api):
+    """Plans exist, but this instance only has the webhook's signing secret."""
+    configure(STRIPE_SECRET_KEY="", STRIPE_WEBHOOK_SECRET=WEBHOOK_SECRET)
+    return stripe_api
+
+
+def _update(user, plan, status="active", start=None, end=None, subscription="sub_1", **fields):
+    """A customer.subscription.* object in the current API shape (the period on the item)."""
+    start = start or int(time.time())
+    end = end or start + 30 * 86400
+    item = {"id": "si_1", "object": "subscription_item", "current_period_start": start, "current_period_end": end,
+            "price": {"id": "price_1", "object": "price", "product": _product(plan)}}
+    return {"id": subscription, "object": "subscription", "customer": "cus_1", "status": status,
+            "cancel_at_period_end": False, "start_date": start, "items": {"object": "list", "data": [item]},
+            "metadata": {"user_id": user.id, "plan_id": plan["id"]}, **fields}
+
+
+def test_with_only_the_signing_secret_a_completed_checkout_records_an_active_subscription(
+        secret_only, deliver, user, pro):
+    response = deliver("checkout.session.completed", _completed(user, pro))
+    assert response.status_code == 200 and response.json == {"status": "processed"}
+    me = user.get("/subscriptions/me").json
+    assert (me["plan"]["code"], me["status"], me["payment_provider"]) == ("PRO", "active", "stripe")
+    assert (me["stripe_subscription_id"], me["stripe_customer_id"]) == ("sub_1", "cus_1")
+    assert _period(me) == (None, None)
+    assert user.get("/subscriptions/usage").json["projects"]["limit"] == 5
+    assert [call for call in secret_only.calls if call["path"].startswith("/v1/subscriptions")] == []
+
+
+def test_a_subscription_update_after_the_checkout_fills_the_billing_period(secret_only, deliver, user, pro):
+    now = int(time.time())
+    assert deliver("checkout.session.completed", _completed(user, pro), created=now - 5).json == \
+        {"status": "processed"}
+    response = deliver("customer.subscription.updated", _update(user, pro, start=now - 10, end=now + 86400),
+                       created=now)
+    assert response.status_code == 200 and response.json == {"status": "processed"}
+    me = user.get("/subscriptions/me").json
+    assert me["status"] == "active" and me["plan"]["code"] == "PRO"
+    assert _period(me) == (_iso(now - 10), _iso(now + 86400))
+
+
+def test_an_unpaid_checkout_waits_for_the_gateway_to_activate_it(secret_only, deliver, user, pro, app):
+    now = int(time.time())
+    deliver("checkout.session.completed", _completed(user, pro, payment_status="unpaid"), created=now - 5)
+    assert subscription_rows(app, user.id) == [(pro["id"], "pending", "sub_1")]
+    assert user.get("/subscriptions/me").json["plan"]["code"] == "FREE"
+    deliver("customer.subscription.updated", _update(user, pro), created=now)
+    assert user.get("/subscriptions/me").json["status"] == "active"
+    assert subscription_rows(app, user.id) == [(pro["id"], "active", "sub_1")]
+
+
+def test_a_checkout_older_than_the_update_already_applied_changes_nothing(secret_only, deliver, user, pro, app):
+    now = int(time.time())
+    deliver("customer.subscription.updated", _update(user, pro, status="past_due", start=now, end=now + 60),
+            created=now)
+    late = deliver("checkout.session.completed", _completed(user, pro), created=now - 30)
+    assert late.status_code == 200 and late.json == {"status": "processed"}
+    me = user.get("/subscriptions/me").json
+    assert me["status"] == "payment_failed" and _period(me) == (_iso(now), _iso(now + 60))
+    assert subscription_rows(app, user.id) == [(pro["id"], "payment_failed", "sub_1")]
+
+
+def test_replaying_a_checkout_with_only_the_signing_secret_has_one_effect(secret_only, deliver, user, pro, app):
+    first = deliver("checkout.session.completed", _completed(user, pro), event_id="evt_replay")
+    again = deliver("checkout.session.completed", _completed(user, pro), event_id="evt_replay")
+    assert (first.json, again.json) == ({"status": "processed"}, {"status": "duplicate"})
+    assert subscription_rows(app, user.id) == [(pro["id"], "active", "sub_1")]
+    assert _events(app) == 1
+
+
+def test_a_replaced_subscription_that_cannot_be_cancelled_at_the_gateway_is_logged(
+        secret_only, deliver, user, pro, make_plan, app, caplog, configure):
+    configure(STRIPE_SECRET_KEY=SECRET_KEY)
+    team = make_plan("TEAM", price_usd=19)
+    configure(STRIPE_SECRET_KEY="")
+    now = int(time.time())
+    deliver("checkout.session.completed", _completed(user, pro), created=now - 5)
+    with caplog.at_level(logging.WARNING, logger="trazo.api.billing.webhook"):
+        response = deliver("checkout.session.completed", _completed(user, team, subscription="sub_2"), created=now)
+    assert response.status_code == 200 and response.json == {"status": "processed"}
+    assert subscription_rows(app, user.id) == [(pro["id"], "cancelled", "sub_1"), (team["id"], "active", "sub_2")]
+    assert _warnings(caplog) == ["gateway subscription sub_1 was replaced but not cancelled there: "
+                                 "the payment API is not configured"]
+
+
+def test_an_unreachable_gateway_does_not_fail_a_completed_checkout(stripe_api, configure, deliver, user, pro,
+                                                                   caplog):
+    configure(STRIPE_API_BASE=f"http://127.0.0.1:{free_port()}")
+    with caplog.at_level(logging.WARNING, logger="trazo.api.billing.webhook"):
+        response = deliver("checkout.session.completed", _completed(user, pro))
+    assert response.status_code == 200 and response.json == {"status": "processed"}
+    me = user.get("/subscriptions/me").json
+    assert (me["status"], me["stripe_subscription_id"], _period(me)) == ("active", "sub_1", (None, None))
+    (warning,) = _warnings(caplog)
+    assert warning.startswith("the period of gateway subscription sub_1 was not read: Payment provider (stripe) error")
+
+
+def test_a_trickling_gateway_does_not_hold_the_checkout_event(configure, deliver, user, pro, app, caplog):
+    server = TrickleHttp().start()
+    try:
+        configure(STRIPE_API_BASE=server.origin, STRIPE_TIMEOUT=2)
+        outcome = {}
+        with caplog.at_level(logging.WARNING, logger="trazo.api.billing.webhook"):
+            thread = threading.Thread(target=lambda: outcome.update(
+                response=deliver("checkout.session.completed", _completed(user, pro))))
+            thread.start()
+            assert server.arrived.wait(10), "the gateway was never called"
+            with app.app_context():
+                held = db.engine.pool.checkedout()
+            thread.join(TRICKLE_SECONDS + 5)
+    finally:
+        server.stop()
+    assert held == 0
+    assert outcome["response"].status_code == 200 and outcome["response"].json == {"status": "processed"}
+    assert _warnings(caplog) == ["the period of gateway subscription sub_1 was not read: "
+                                 "The payment provider did not answer in time"]
+    me = user.get("/subscriptions/me").json
+    assert (me["status"], me["plan"]["code"], _period(me)) == ("active", "PRO", (None, None))

@@ -106,13 +106,6 @@ def cancel(user, immediate):
             "immediate": False}
 
 
-def end_subscription(subscription, gateway, now):
-    """End a subscription now; at the gateway too, unless it already stops there by itself."""
-    if subscription.stripe_subscription_id and not subscription.cancel_at_period_end:
-        gateway.cancel_subscription(subscription.stripe_subscription_id)
-    subscription.status, subscription.cancelled_at, subscription.cancel_at_period_end = CANCELLED, now, False
-
-
 def ensure_account_deletable(user):
     """Refuse to delete an account whose paid subscription would keep being charged."""
     subscription = current_subscription(user.id)

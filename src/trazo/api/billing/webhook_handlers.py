@@ -1,11 +1,13 @@
 """What each gateway event does to the local subscriptions and invoices.
 
-Every handler gets the gateway and the verified event and answers an outcome word; it never
-commits (the webhook service does, together with the event's idempotency record). Events can
-arrive late or out of order: a subscription remembers the creation time of the newest event
-applied to it and ignores older ones.
+Every handler gets the verified event and a `FollowUp` and answers an outcome word. It works
+from the event alone and never commits (the webhook service does, together with the event's
+idempotency record); the gateway calls an event calls for are noted on the `FollowUp` and made
+after the commit. Events can arrive late or out of order: a subscription remembers the creation
+time of the newest event applied to it and ignores older ones.
 """
 import logging
+from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
@@ -19,12 +21,12 @@ from ...models.billing import (
     EXPIRED,
     PAYMENT_FAILED,
     PENDING,
+    PROVIDER_STRIPE,
     Plan,
     Subscription,
 )
 from .invoices import invoice_subscription_id, object_id, record_invoice
 from .money import from_unix
-from .subscriptions import end_subscription
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,17 @@ GATEWAY_STATUSES = {"active": ACTIVE, "trialing": ACTIVE, "past_due": PAYMENT_FA
                     "paused": EXPIRED}
 
 APPLIED, IGNORED, STALE = "applied", "ignored", "stale"
+
+# A completed checkout whose payment went through (or needed none, as with a trial).
+SETTLED_PAYMENTS = ("paid", "no_payment_required")
+
+
+@dataclass
+class FollowUp:
+    """Gateway calls an event leaves for after its commit (none may run inside the transaction)."""
+
+    replaced: list = field(default_factory=list)  # gateway subscriptions to cancel there
+    unknown_periods: list = field(default_factory=list)  # gateway subscriptions to read the period of
 
 
 def event_time(event):
@@ -66,8 +79,9 @@ def _plan_of(remote, plan_id=None):
     return plan
 
 
-def _retire_others(gateway, user_id, keep_id=None):
-    """A subscription becomes the user's current one: end any other (the database allows one)."""
+def _retire_others(user_id, follow_up, keep_id=None):
+    """A subscription becomes the user's current one: end any other (the database allows one), and
+    at the gateway too unless it already stops there by itself."""
     statement = select(Subscription).where(Subscription.user_id == user_id,
                                            Subscription.status.in_(CURRENT_STATUSES))
     if keep_id is not None:
@@ -75,27 +89,36 @@ def _retire_others(gateway, user_id, keep_id=None):
     now = utcnow()
     for other in db.session.scalars(statement).all():
         log.info("subscription %s of user %s replaced by a newer one", other.id, user_id)
-        end_subscription(other, gateway, now)
+        if other.stripe_subscription_id and not other.cancel_at_period_end:
+            follow_up.replaced.append(other.stripe_subscription_id)
+        other.status, other.cancelled_at, other.cancel_at_period_end = CANCELLED, now, False
     db.session.flush()
 
 
-def _apply(subscription, remote, at):
+def _period(remote):
+    """(start, end) of a gateway subscription: on the object in older API versions, on its item now."""
     item = _first_item(remote)
     start = remote.get("current_period_start") or item.get("current_period_start")
     end = remote.get("current_period_end") or item.get("current_period_end")
+    return from_unix(start), from_unix(end)
+
+
+def _apply(subscription, remote, at):
+    start, end = _period(remote)
     subscription.stripe_customer_id = object_id(remote.get("customer")) or subscription.stripe_customer_id
-    subscription.current_period_start = from_unix(start) or subscription.current_period_start
-    subscription.current_period_end = from_unix(end) or subscription.current_period_end
-    subscription.cancel_at_period_end = bool(remote.get("cancel_at_period_end") or remote.get("cancel_at"))
+    subscription.current_period_start = start or subscription.current_period_start
+    subscription.current_period_end = end or subscription.current_period_end
+    if "cancel_at_period_end" in remote or "cancel_at" in remote:
+        subscription.cancel_at_period_end = bool(remote.get("cancel_at_period_end") or remote.get("cancel_at"))
     if subscription.status == CANCELLED:
         subscription.cancelled_at = subscription.cancelled_at or from_unix(remote.get("canceled_at")) or utcnow()
     subscription.gateway_event_at = at
 
 
-def _adopt(gateway, remote, metadata, at):
-    """Create or update the local copy of a gateway subscription."""
+def _adopt(remote, status, metadata, at, follow_up):
+    """Create or update the local copy of a gateway subscription; a None status keeps the stored one
+    (a new copy starts pending)."""
     subscription = _by_gateway_id(remote.get("id"))
-    status = GATEWAY_STATUSES.get(remote.get("status"))
     if subscription is None:
         user = db.session.get(User, str(metadata.get("user_id") or ""))
         plan = _plan_of(remote, metadata.get("plan_id"))
@@ -103,9 +126,9 @@ def _adopt(gateway, remote, metadata, at):
             log.warning("gateway subscription %s names no known user and plan; ignored", remote.get("id"))
             return IGNORED
         if status in CURRENT_STATUSES:
-            _retire_others(gateway, user.id)
+            _retire_others(user.id, follow_up)
         subscription = Subscription(user_id=user.id, plan_id=plan.id, status=status or PENDING,
-                                    payment_provider=gateway.name, stripe_subscription_id=remote["id"],
+                                    payment_provider=PROVIDER_STRIPE, stripe_subscription_id=remote["id"],
                                     started_at=from_unix(remote.get("start_date")) or utcnow())
         db.session.add(subscription)
     elif _is_stale(subscription, at):
@@ -115,28 +138,47 @@ def _adopt(gateway, remote, metadata, at):
         if plan is not None:
             subscription.plan_id = plan.id
         if status in CURRENT_STATUSES and not subscription.is_current:
-            _retire_others(gateway, subscription.user_id, subscription.id)
+            _retire_others(subscription.user_id, follow_up, subscription.id)
         subscription.status = status or subscription.status
     _apply(subscription, remote, at)
     return APPLIED
 
 
-def on_checkout_completed(gateway, event):
+def on_checkout_completed(event, follow_up):
+    """The session names the user, the plan, the subscription and the customer. A settled payment
+    makes the subscription active; otherwise the subscription events decide. The billing period
+    comes with those events (or is read from the gateway after the commit)."""
     session = event["data"]["object"]
-    if session.get("mode") != "subscription" or not session.get("subscription"):
+    remote_id = object_id(session.get("subscription"))
+    if session.get("mode") != "subscription" or not remote_id:
         return IGNORED
-    remote = gateway.retrieve_subscription(object_id(session["subscription"]))
-    remote.setdefault("customer", session.get("customer"))
-    metadata = {**(remote.get("metadata") or {}), **(session.get("metadata") or {})}
-    return _adopt(gateway, remote, metadata, event_time(event))
+    status = ACTIVE if session.get("payment_status") in SETTLED_PAYMENTS else None
+    outcome = _adopt({"id": remote_id, "customer": session.get("customer")}, status,
+                     session.get("metadata") or {}, event_time(event), follow_up)
+    if outcome == APPLIED and _by_gateway_id(remote_id).current_period_end is None:
+        follow_up.unknown_periods.append(remote_id)
+    return outcome
 
 
-def on_subscription_changed(gateway, event):
+def on_subscription_changed(event, follow_up):
     remote = event["data"]["object"]
-    return _adopt(gateway, remote, remote.get("metadata") or {}, event_time(event))
+    return _adopt(remote, GATEWAY_STATUSES.get(remote.get("status")), remote.get("metadata") or {},
+                  event_time(event), follow_up)
 
 
-def on_subscription_deleted(gateway, event):
+def fill_period(remote):
+    """Give the local copy of a gateway subscription read after its events the period it lacks (or
+    a later one). Only the period: status and event order stay with the events. The caller commits."""
+    subscription = _by_gateway_id(remote.get("id"))
+    start, end = _period(remote)
+    if subscription is None or end is None:
+        return
+    if subscription.current_period_end is None or end > subscription.current_period_end:
+        subscription.current_period_start = start or subscription.current_period_start
+        subscription.current_period_end = end
+
+
+def on_subscription_deleted(event, follow_up):
     """The end is final, whatever arrived before: the user is back on the free plan."""
     remote = event["data"]["object"]
     subscription = _by_gateway_id(remote.get("id"))
@@ -174,11 +216,11 @@ def _on_invoice(event, from_status, to_status):
     return APPLIED
 
 
-def on_invoice_paid(gateway, event):
+def on_invoice_paid(event, follow_up):
     return _on_invoice(event, PAYMENT_FAILED, ACTIVE)
 
 
-def on_invoice_failed(gateway, event):
+def on_invoice_failed(event, follow_up):
     return _on_invoice(event, ACTIVE, PAYMENT_FAILED)
 
 

@@ -1,5 +1,5 @@
-"""The payment provider's webhook (SEED §4.9, §6): authenticated by its signature, not a token,
-and not rate-limited by address (the provider's deliveries share few addresses)."""
+"""The payment provider's webhook: authenticated by its signature, not a token, and not
+rate-limited by address (the provider's deliveries share few addresses)."""
 from flask import request
 
 from . import webhook
@@ -17,7 +17,6 @@ SIGNED_EVENT = {"required": True, "description": "A payment provider event, sign
 @blp.alt_response(401, "DEFAULT_ERROR", description="Missing or invalid signature")
 @blp.alt_response(404, "DEFAULT_ERROR", description="Unknown provider")
 @blp.alt_response(409, "DEFAULT_ERROR", description="Raced with another event; the provider delivers it again")
-@blp.alt_response(502, "DEFAULT_ERROR", description="The payment provider failed while handling the event")
 @blp.alt_response(503, "DEFAULT_ERROR", description="Billing is not configured")
 def receive(provider):
     """Receive a payment provider event ("payment" is the configured provider)"""
