@@ -2,18 +2,32 @@
 
 It answers POST /{type}/svg (the source as the text/plain body) the way Kroki does: SVG on success,
 `400` with a plain-text "Error 400: ..." (and a stack trace line) on a syntax error, `404` for a type
-it does not know. `mode` makes it fail on
-purpose: "down" answers 503, "slow" waits before answering, "trickle" sends its answer one byte at a
-time for `slow_seconds`. `svg`, when set, is answered as is (a hostile renderer); `probe`, when set, is
-called on every request and what it returns is kept in `probed`.
+it does not know. Graphviz sources are really drawn; the other languages Kroki serves get a small SVG
+naming the type and the source's first line (Vega, Vega-Lite and Excalidraw sources must be JSON).
+`mode` makes it fail on purpose: "down" answers 503, "slow" waits before answering, "trickle" sends
+its answer one byte at a time for `slow_seconds`. `svg`, when set, is answered as is (a hostile
+renderer); `probe`, when set, is called on every request and what it returns is kept in `probed`.
 """
+import json
 import time
+from html import escape
 from http.server import BaseHTTPRequestHandler
 
 from trazo.services.render import DiagramSyntaxError
 from trazo.services.render.local import LocalRenderer
 
 from ...servers import LocalHttpServer
+
+# The diagram languages a Kroki 0.2x server answers for (its own list, not the service's).
+KROKI_LANGUAGES = frozenset({
+    "actdiag", "blockdiag", "bpmn", "bytefield", "c4plantuml", "d2", "dbml", "ditaa", "erd", "excalidraw",
+    "goat", "graphviz", "mermaid", "nomnoml", "nwdiag", "packetdiag", "pikchr", "plantuml", "rackdiag",
+    "seqdiag", "structurizr", "svgbob", "symbolator", "tikz", "umlet", "vega", "vegalite", "wavedrom",
+    "wireviz",
+})
+JSON_LANGUAGES = frozenset({"vega", "vegalite", "excalidraw"})
+STUB_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="240" height="40"><text x="8" y="25">'
+            '{kind}: {label}</text></svg>')
 
 
 class KrokiServer(LocalHttpServer):
@@ -51,8 +65,16 @@ class KrokiServer(LocalHttpServer):
             return 503, "text/plain", b"Error 503: Service Unavailable"
         if self.mode == "slow":
             time.sleep(self.slow_seconds)
-        if diagram_type not in self.renderer.supported_types():
+        if diagram_type not in KROKI_LANGUAGES:
             return 404, "text/plain", f"Error 404: Unsupported diagram type {diagram_type}".encode()
+        if diagram_type in JSON_LANGUAGES:
+            try:
+                json.loads(source)
+            except ValueError as exc:
+                return 400, "text/plain", f"Error 400: SyntaxError: {exc}\n\tat io.kroki.Vega.convert".encode()
+        if diagram_type not in self.renderer.supported_types():
+            label = escape(source.strip().splitlines()[0] if source.strip() else "")
+            return 200, "image/svg+xml", STUB_SVG.format(kind=diagram_type, label=label).encode("utf-8")
         try:
             svg = self.renderer.render_svg(diagram_type, source)
         except DiagramSyntaxError as exc:

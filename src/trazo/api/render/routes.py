@@ -19,9 +19,10 @@ SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 @limiter.limit(limit("RENDER"))
 @blp.arguments(RenderSchema)
 @blp.response(200, {"type": "string"}, content_type="image/svg+xml", description="The diagram as SVG")
-@blp.alt_response(400, "DEFAULT_ERROR", description="Unsupported type (the supported ones are listed), "
-                                                    "a syntax error (with its line), or a diagram too "
-                                                    "large or complex to draw")
+@blp.alt_response(400, "DEFAULT_ERROR", description="Unsupported type (the supported ones are listed), a "
+                                                    "type only Kroki draws on the local backend (with the "
+                                                    "reason), a syntax error (with its line), or a diagram "
+                                                    "too large or complex to draw")
 @blp.alt_response(429, "DEFAULT_ERROR", description="Too many renders from this address (renders not "
                                                     "served from the cache have a smaller budget)")
 @blp.alt_response(502, "DEFAULT_ERROR", description="The renderer failed")

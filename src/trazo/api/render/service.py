@@ -10,16 +10,11 @@ from ...errors import BadRequest, GatewayTimeout, ServiceUnavailable, TooManyReq
 from ...extensions import limiter
 from ...ratelimit import client_address
 from ...services import render as renderers
-from ..diagrams.types import RENDERABLE_TYPES
 
 log = logging.getLogger(__name__)
 
 # Names the browser client and other tools use for a type we know under another name.
 ALIASES = {"dot": "graphviz", "uml": "plantuml"}
-
-
-def supported_types(renderer):
-    return renderer.supported_types() & RENDERABLE_TYPES
 
 
 def render(diagram_type, source):
@@ -31,7 +26,9 @@ def render(diagram_type, source):
         raise ServiceUnavailable(_("Diagram rendering is not configured"))
     kind = diagram_type.strip().lower()
     kind = ALIASES.get(kind, kind)
-    supported = supported_types(renderer)
+    supported = renderer.supported_types()
+    if kind not in supported and (reason := renderer.refused_types().get(kind)):
+        raise _refusal(kind, reason, supported)
     if kind not in supported:
         raise BadRequest(_("Unsupported diagram type '%(type)s'. Supported types: %(types)s",
                            type=diagram_type, types=", ".join(sorted(supported))))
@@ -52,6 +49,17 @@ def render(diagram_type, source):
     except renderers.RendererFailed as exc:
         log.warning("%s renderer failed on %s: %s", renderer.name, kind, exc)
         raise UpstreamError(_("The rendering service failed: %(reason)s", reason=str(exc))) from exc
+
+
+def _refusal(kind, reason, supported):
+    """Why this backend will not draw a type Kroki draws."""
+    types = ", ".join(sorted(supported))
+    if reason == renderers.NO_ENGINE:
+        return BadRequest(_("'%(type)s' diagrams are rendered only through Kroki: this server has no engine "
+                            "of its own for them. Supported types: %(types)s", type=kind, types=types))
+    return BadRequest(_("'%(type)s' diagrams are rendered only through Kroki: their engine can read files or "
+                        "reach the network, so this server does not run it. Supported types: %(types)s",
+                        type=kind, types=types))
 
 
 def _check_size(kind, source, config):

@@ -2,7 +2,7 @@
 chosen by RENDER_BACKEND, with identical renders served from a cache. Every SVG is sanitized once,
 before it is cached, so nothing else hands out a renderer's raw output."""
 from . import cache
-from .base import MAX_SVG_BYTES, Renderer
+from .base import MAX_SVG_BYTES, NO_ENGINE, READS_FILES_OR_NETWORK, Renderer
 from .errors import (
     DiagramSyntaxError,
     RendererBusy,
@@ -18,8 +18,9 @@ from .sanitize import clean_svg
 
 BACKENDS = ("kroki", "local")
 
-__all__ = ["BACKENDS", "DiagramSyntaxError", "RenderError", "Renderer", "RendererBusy", "RendererFailed",
-           "RendererLimitExceeded", "RendererTimeout", "configured_renderer", "count_edges", "render_cached"]
+__all__ = ["BACKENDS", "NO_ENGINE", "READS_FILES_OR_NETWORK", "DiagramSyntaxError", "RenderError", "Renderer",
+           "RendererBusy", "RendererFailed", "RendererLimitExceeded", "RendererTimeout", "configured_renderer",
+           "count_edges", "render_cached"]
 
 
 def configured_renderer(config):

@@ -1,6 +1,10 @@
 """Render through a Kroki server: POST {KROKI_URL}/{type}/svg with the source as text/plain, the whole
 call (connection, headers, body) under RENDER_TIMEOUT. Callers hold no database connection: the render
-route never opens one."""
+route never opens one.
+
+Every language Kroki draws is accepted. Kroki runs its engines on its own host, and in its secure
+mode (the default) they may not include files or fetch anything over the network; docs/rendering.md
+says why that is the line and what an operator must keep."""
 import requests
 
 from .. import outbound
@@ -8,11 +12,12 @@ from .base import MAX_SVG_BYTES
 from .diagnostics import clean_message, find_line
 from .errors import DiagramSyntaxError, RendererFailed, RendererTimeout
 
-# The diagram languages Kroki serves (the API narrows them to the ones it allows).
+# The diagram languages Kroki draws as SVG (its experimental diagrams.net support left out).
 KROKI_TYPES = frozenset({
     "actdiag", "blockdiag", "bpmn", "bytefield", "c4plantuml", "d2", "dbml", "ditaa", "erd", "excalidraw",
-    "graphviz", "mermaid", "nomnoml", "nwdiag", "packetdiag", "pikchr", "plantuml", "rackdiag", "seqdiag",
-    "structurizr", "svgbob", "symbolator", "tikz", "umlet", "vega", "vegalite", "wavedrom", "wireviz",
+    "goat", "graphviz", "mermaid", "nomnoml", "nwdiag", "packetdiag", "pikchr", "plantuml", "rackdiag",
+    "seqdiag", "structurizr", "svgbob", "symbolator", "tikz", "umlet", "vega", "vegalite", "wavedrom",
+    "wireviz",
 })
 
 _session = outbound.session()
@@ -28,6 +33,9 @@ class KrokiRenderer:
 
     def supported_types(self):
         return KROKI_TYPES
+
+    def refused_types(self):
+        return {}
 
     def render_svg(self, diagram_type, source):
         try:

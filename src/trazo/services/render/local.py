@@ -1,6 +1,7 @@
 """Render on this host with installed tools: Graphviz always when `dot` exists, PlantUML when Java
 and a PlantUML jar are present. Tools run without file or network access to the host's data, and
-under CPU and memory limits so that one source cannot take the host's resources."""
+under CPU and memory limits so that one source cannot take the host's resources. Languages whose
+engines could read files or reach the network are refused here by name: only Kroki draws them."""
 import os
 import shutil
 import signal
@@ -10,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .base import MAX_SVG_BYTES
+from .base import MAX_SVG_BYTES, NO_ENGINE, READS_FILES_OR_NETWORK
 from .diagnostics import clean_message, find_line
 from .errors import DiagramSyntaxError, RendererBusy, RendererFailed, RendererLimitExceeded
 from .process import Limits, run_capped
@@ -66,6 +67,15 @@ GRAPHVIZ = Tool(_graphviz_command, lambda code, stderr: code == 1 and "Error:" i
 PLANTUML = Tool(_plantuml_command, lambda code, _stderr: code == 200, _java_limits)
 TOOLS = {"graphviz": GRAPHVIZ, "plantuml": PLANTUML, "c4plantuml": PLANTUML}
 
+# Languages Kroki draws that this host never runs, and why (docs/rendering.md has the detail): their
+# sources can name files, URLs or code the engine would load while drawing, which neither the process
+# limits nor the empty working directory contain; symbolator has no engine packaged to run here.
+REFUSED = {
+    "vega": READS_FILES_OR_NETWORK, "vegalite": READS_FILES_OR_NETWORK, "excalidraw": READS_FILES_OR_NETWORK,
+    "structurizr": READS_FILES_OR_NETWORK, "umlet": READS_FILES_OR_NETWORK, "wireviz": READS_FILES_OR_NETWORK,
+    "symbolator": NO_ENGINE,
+}
+
 
 class LocalRenderer:
     name = "local"
@@ -78,6 +88,9 @@ class LocalRenderer:
 
     def supported_types(self):
         return frozenset(self.tools)
+
+    def refused_types(self):
+        return dict(REFUSED)
 
     def render_svg(self, diagram_type, source):
         tool, command, limits = self.tools[diagram_type]
