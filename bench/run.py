@@ -9,6 +9,7 @@ writes bench-results/results.json.
 import argparse
 import json
 import os
+from urllib.parse import urlsplit
 
 import requests
 
@@ -47,7 +48,9 @@ def stream_count(backend, args):
 
 
 def bench_backend(backend, args, fake):
+    # The chat scenario's provider is a user's OpenAI-compatible server on this host: allow-list it.
     extra = {"RENDER_BACKEND": "local", "OPENAI_BASE_URL": fake.base_url,
+             "AI_ALLOWED_PRIVATE_HOSTS": urlsplit(fake.base_url).netloc,
              "GUNICORN_THREADS": str(args.threads)}
     if args.workers:
         extra["WEB_CONCURRENCY"] = str(args.workers)
