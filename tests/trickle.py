@@ -5,6 +5,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler
 
+from trazo.extensions import db
+
 from .servers import LocalHttpServer
 
 TRICKLE_SECONDS = 40
@@ -89,3 +91,24 @@ class TrickleSmtp:
         except OSError:
             pass
         self.listener.close()
+
+
+def in_background(call):
+    """Start `call` in a thread; once joined, outcome holds its "response" and how many "seconds" it took."""
+    outcome = {}
+
+    def run():
+        started = time.monotonic()
+        outcome["response"] = call()
+        outcome["seconds"] = time.monotonic() - started
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+def connections_held_once_called(app, server, bound):
+    """How many pooled database connections are checked out while `server` is answering its first call."""
+    assert server.arrived.wait(bound), "the server was never called"
+    with app.app_context():
+        return db.engine.pool.checkedout()

@@ -1,14 +1,11 @@
 """A payment gateway that trickles its answers holds no pooled database connection and cannot keep
 a request past STRIPE_TIMEOUT: the caller gets a 504 (or, for the history, the local copy)."""
-import threading
 import time
 
 import pytest
 
-from trazo.extensions import db
-
 from ...helpers import error_detail
-from ...trickle import TRICKLE_SECONDS, TrickleHttp
+from ...trickle import TRICKLE_SECONDS, TrickleHttp, connections_held_once_called, in_background
 from .stripe_fake import SECRET_KEY, WEBHOOK_SECRET
 
 DEADLINE = 2
@@ -29,31 +26,12 @@ def trickling_stripe(configure):
     server.stop()
 
 
-def _in_background(call):
-    outcome = {}
-
-    def run():
-        started = time.monotonic()
-        outcome["response"] = call()
-        outcome["seconds"] = time.monotonic() - started
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, outcome
-
-
-def _connections_held_while_waiting(app, server):
-    assert server.arrived.wait(BOUND), "the gateway was never called"
-    with app.app_context():
-        return db.engine.pool.checkedout()
-
-
 def test_a_trickling_gateway_holds_no_connection_and_answers_504_at_the_deadline(
         app, user, make_plan, subscribe, trickling_stripe):
     subscribe(user, make_plan("PRO", price_usd=9), stripe_id="sub_1", customer="cus_1")
     server = trickling_stripe()
-    thread, outcome = _in_background(lambda: user.post("/subscriptions/update-payment-method"))
-    held = _connections_held_while_waiting(app, server)
+    thread, outcome = in_background(lambda: user.post("/subscriptions/update-payment-method"))
+    held = connections_held_once_called(app, server, BOUND)
     thread.join(TRICKLE_SECONDS + 5)
     assert held == 0
     assert error_detail(outcome["response"], 504) == "The payment provider did not answer in time"
@@ -63,8 +41,8 @@ def test_a_trickling_gateway_holds_no_connection_and_answers_504_at_the_deadline
 def test_cancelling_against_a_trickling_gateway_changes_nothing(app, user, make_plan, subscribe, trickling_stripe):
     subscribe(user, make_plan("PRO", price_usd=9), stripe_id="sub_1", customer="cus_1")
     server = trickling_stripe()
-    thread, outcome = _in_background(lambda: user.post("/subscriptions/cancel", lang="es"))
-    held = _connections_held_while_waiting(app, server)
+    thread, outcome = in_background(lambda: user.post("/subscriptions/cancel", lang="es"))
+    held = connections_held_once_called(app, server, BOUND)
     thread.join(TRICKLE_SECONDS + 5)
     assert held == 0 and outcome["seconds"] < BOUND
     assert error_detail(outcome["response"], 504) == "El proveedor de pagos no respondió a tiempo"
@@ -85,8 +63,8 @@ def test_the_billing_history_falls_back_to_the_local_copy_at_the_deadline(app, u
                                                                             trickling_stripe):
     subscribe(user, make_plan("PRO", price_usd=9), stripe_id="sub_1", customer="cus_1")
     server = trickling_stripe()
-    thread, outcome = _in_background(lambda: user.get("/subscriptions/billing-history"))
-    held = _connections_held_while_waiting(app, server)
+    thread, outcome = in_background(lambda: user.get("/subscriptions/billing-history"))
+    held = connections_held_once_called(app, server, BOUND)
     thread.join(TRICKLE_SECONDS + 5)
     assert held == 0 and outcome["seconds"] < BOUND
     assert outcome["response"].status_code == 200
@@ -101,8 +79,8 @@ def test_the_billing_history_falls_back_to_the_local_copy_at_the_deadline(app, u
 def test_plan_administration_calls_the_gateway_with_no_connection_held(app, admin, trickling_stripe, change):
     plan = admin.post("/admin/plans", json={"code": "PRO", "name": "Pro", "price_usd": 9}).json
     server = trickling_stripe()
-    thread, outcome = _in_background(lambda: change(admin, plan))
-    held = _connections_held_while_waiting(app, server)
+    thread, outcome = in_background(lambda: change(admin, plan))
+    held = connections_held_once_called(app, server, BOUND)
     thread.join(TRICKLE_SECONDS + 5)
     assert held == 0 and outcome["seconds"] < BOUND
     assert error_detail(outcome["response"], 504) == "The payment provider did not answer in time"

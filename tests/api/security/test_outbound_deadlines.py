@@ -1,15 +1,12 @@
 """Vendor tests, OAuth and e-mail against servers that trickle their answers: each call ends at its
 total deadline, and none holds a pooled database connection meanwhile."""
 import logging
-import threading
 import time
 
 import pytest
 
-from trazo.extensions import db
-
 from ...helpers import error_detail
-from ...trickle import TRICKLE_SECONDS, TrickleHttp, TrickleSmtp
+from ...trickle import TRICKLE_SECONDS, TrickleHttp, TrickleSmtp, connections_held_once_called, in_background
 
 BASE = "/admin/integrations"
 BOUND = 10  # seconds; without a total deadline each call lasts the trickle's 40 s
@@ -40,23 +37,6 @@ def _timed(call):
     return response, time.monotonic() - started
 
 
-def _test_vendor_in_background(admin, vendor_id):
-    outcome = {}
-
-    def run():
-        outcome["response"], outcome["seconds"] = _timed(lambda: admin.post(f"{BASE}/vendors/{vendor_id}/test"))
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, outcome
-
-
-def _held_connections(app, server):
-    assert server.arrived.wait(BOUND), "the vendor was never called"
-    with app.app_context():
-        return db.engine.pool.checkedout()
-
-
 def _create(admin, vendor_type, category, config):
     response = admin.post(f"{BASE}/vendors", json={"vendor_type": vendor_type, "category": category,
                                                    "config": config})
@@ -68,8 +48,8 @@ def test_a_trickling_stripe_vendor_test_fails_at_the_deadline_holding_no_connect
         app, admin, trickle_http, short_deadlines):
     vendor = _create(admin, "stripe", "payment", {"secret_key": "sk_test_1", "publishable_key": "pk_test_1",
                                                   "webhook_secret": "whsec_1", "api_base": trickle_http.origin})
-    thread, outcome = _test_vendor_in_background(admin, vendor["id"])
-    held = _held_connections(app, trickle_http)
+    thread, outcome = in_background(lambda: admin.post(f"{BASE}/vendors/{vendor['id']}/test"))
+    held = connections_held_once_called(app, trickle_http, BOUND)
     thread.join(TRICKLE_SECONDS + 5)
     assert held == 0 and outcome["seconds"] < BOUND
     assert outcome["response"].status_code == 200
@@ -83,8 +63,8 @@ def test_a_trickling_smtp_vendor_test_fails_at_the_deadline_holding_no_connectio
         app, admin, trickle_smtp, short_deadlines):
     vendor = _create(admin, "smtp", "email", {"host": "127.0.0.1", "port": trickle_smtp.port,
                                               "from_email": "a@trazo.test"})
-    thread, outcome = _test_vendor_in_background(admin, vendor["id"])
-    held = _held_connections(app, trickle_smtp)
+    thread, outcome = in_background(lambda: admin.post(f"{BASE}/vendors/{vendor['id']}/test"))
+    held = connections_held_once_called(app, trickle_smtp, BOUND)
     thread.join(TRICKLE_SECONDS + 5)
     assert held == 0 and outcome["seconds"] < BOUND
     body = outcome["response"].json
@@ -114,7 +94,7 @@ def test_background_e_mail_to_a_trickling_server_holds_no_connection_and_gives_u
         response, seconds = _timed(lambda: user.post("/mfa/enable-email", json={"password": user.password}))
         assert response.status_code == 200
         assert seconds < 2  # the request does not wait for the mail server
-        held = _held_connections(app, trickle_smtp)
+        held = connections_held_once_called(app, trickle_smtp, BOUND)
         deadline = time.monotonic() + BOUND
         while time.monotonic() < deadline and not caplog.records:
             time.sleep(0.05)
