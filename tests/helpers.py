@@ -53,11 +53,15 @@ class ApiClient:
         return self.request("DELETE", path, **kwargs)
 
 
-def error_detail(response, status):
-    """Assert status and the {"detail": ...} shape; return the detail."""
+def error_detail(response, status, error_code=None):
+    """Assert status and the {"detail": ...} shape (with `error_code` beside it when given); return the detail."""
     assert response.status_code == status, (response.status_code, response.get_data(as_text=True)[:500])
     body = response.get_json()
-    assert isinstance(body, dict) and set(body) == {"detail"}, body
+    if error_code is None:
+        assert isinstance(body, dict) and set(body) == {"detail"}, body
+    else:
+        assert isinstance(body, dict) and set(body) == {"detail", "error_code"}, body
+        assert body["error_code"] == error_code and isinstance(body["detail"], str), body
     return body["detail"]
 
 

@@ -1,4 +1,5 @@
-"""The one place error bodies are built: {"detail": ...} for every status (API.md §2)."""
+"""The one place error bodies are built: {"detail": ...} for every status, `error_code` beside it when a
+machine-readable code helps (the detail stays a text the browser client can show)."""
 import logging
 import math
 import time
@@ -43,14 +44,60 @@ MESSAGE_TYPES = {
 
 
 class ErrorSchema(ma.Schema):
-    """Every error body: {"detail": string | object | list}."""
+    """The usual error body: {"detail": "<localized text>"}."""
 
-    detail = ma.fields.Raw(required=True, metadata={"description": "Message, error object or list"})
+    detail = ma.fields.String(required=True, metadata={"description": "Localized message"})
 
 
-def error_response(status, detail, headers=None):
+class CodedErrorSchema(ErrorSchema):
+    """A text detail with a machine-readable code beside it."""
+
+    error_code = ma.fields.String(metadata={"description": "e.g. invalid_key, no_credits, rate_limited, "
+                                                           "model_unavailable, provider_error, timeout"})
+
+
+class ValidationItemSchema(ma.Schema):
+    loc = ma.fields.List(ma.fields.Raw(), required=True)
+    msg = ma.fields.String(required=True)
+    type = ma.fields.String(required=True)
+
+
+class ValidationErrorSchema(ma.Schema):
+    """422: FastAPI's list of problems."""
+
+    detail = ma.fields.List(ma.fields.Nested(ValidationItemSchema), required=True)
+
+
+class CodedObjectSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    error = ma.fields.String(required=True)
+    message = ma.fields.String()
+
+
+class ObjectErrorSchema(ma.Schema):
+    """The few answers whose detail is an object with an `error` code: plan limits, imports, and AI
+    results that cannot be used (response_truncated, empty_response)."""
+
+    detail = ma.fields.Nested(CodedObjectSchema, required=True)
+
+
+PLAN_LIMIT_DOC = "Plan limit reached: {error: resource_limit_exceeded, resource_type, current_usage, limit, message}"
+
+
+def error_doc(*schemas):
+    """The documented schema of an error status that may answer with any of `schemas`."""
+    return schemas[0] if len(schemas) == 1 else {"oneOf": list(schemas)}
+
+
+VALIDATION_RESPONSE = {"description": "Validation failed",
+                       "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ValidationError"}}}}
+
+
+def error_response(status, detail, headers=None, error_code=None):
     """Build the JSON error response; the only function that shapes an error body."""
-    response = jsonify({"detail": detail})
+    response = jsonify({"detail": detail, "error_code": error_code} if error_code else {"detail": detail})
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -62,11 +109,12 @@ class AppError(Exception):
 
     status = 400
 
-    def __init__(self, detail=None, status=None, headers=None):
+    def __init__(self, detail=None, status=None, headers=None, error_code=None):
         super().__init__(detail)
         self.detail = detail if detail is not None else self.default_detail()
         self.status = status or self.status
         self.headers = headers or {}
+        self.error_code = error_code
 
     def default_detail(self):
         return _("Bad request")
@@ -186,6 +234,15 @@ class Api(flask_smorest.Api):
 
     ERROR_SCHEMA = ErrorSchema
 
+    def init_app(self, app, *, spec_kwargs=None):
+        """422 is documented as the validation list; every other status as a text detail."""
+        spec_kwargs = dict(spec_kwargs or {})
+        components = dict(spec_kwargs.get("components") or {})
+        components["responses"] = {**(components.get("responses") or {}), "UNPROCESSABLE_ENTITY": VALIDATION_RESPONSE}
+        spec_kwargs["components"] = components
+        super().init_app(app, spec_kwargs=spec_kwargs)
+        self.spec.components.schema("ValidationError", schema=ValidationErrorSchema)
+
     def handle_http_exception(self, error):
         data = getattr(error, "data", None) or {}
         headers = dict(data.get("headers") or {})
@@ -218,7 +275,7 @@ def register_error_handlers(app):
 
     @app.errorhandler(AppError)
     def handle_app_error(error):
-        return error_response(error.status, error.detail, error.headers)
+        return error_response(error.status, error.detail, error.headers, error.error_code)
 
     @app.errorhandler(OperationalError)
     def handle_database_unavailable(error):

@@ -52,8 +52,8 @@ def test_adding_a_provider_on_a_local_address_is_refused(user, fake_providers, l
     response = user.post("/ai/providers", json={"provider": "openai_compatible", "model": "m",
                                                 "base_url": f"http://localhost:{listener.getsockname()[1]}/v1"})
     assert response.status_code == 502
-    assert response.get_json() == {"detail": {"error": "provider_error", "message":
-                                              "OpenAI-compatible server could not be reached. Try again later."}}
+    assert response.get_json() == {"detail": "OpenAI-compatible server could not be reached. Try again later.",
+                                   "error_code": "provider_error"}
     assert_nothing_received(listener)
 
 

@@ -124,7 +124,7 @@ def test_http_errors_are_classified(call_context, provider, status, code, answer
     call_context.for_provider(provider).reply(status=status, error="upstream says no")
     error = failure(lambda: complete(config(provider), None, HELLO))
     assert (error.code, error.status) == (code, answer)
-    assert error.detail["error"] == code and error.detail["message"]
+    assert error.error_code == code and error.detail == error.message and error.message
     streamed = call_context.for_provider(provider)
     streamed.reply(status=status, error="upstream says no")
     assert failure(lambda: stream(config(provider), None, HELLO)).code == code

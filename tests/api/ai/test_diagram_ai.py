@@ -98,7 +98,7 @@ def test_fix_needs_a_token_valid_input_and_a_provider(client, user, with_provide
 def test_fix_keeps_provider_failure_codes(with_provider, fake_providers, status, code, answer):
     diagram_id = make_diagram(with_provider)
     fake_providers.openai.reply(status=status, error="nope")
-    assert error_detail(with_provider.post(f"/diagrams/{diagram_id}/fix", json={}), answer)["error"] == code
+    assert error_detail(with_provider.post(f"/diagrams/{diagram_id}/fix", json={}), answer, error_code=code)
     fake_providers.openai.reply(text="<<<CODE>>>\nflowchart TD", truncated=True)
     assert error_detail(with_provider.post(f"/diagrams/{diagram_id}/fix", json={}), 422)["error"] == \
         "response_truncated"

@@ -89,9 +89,9 @@ def test_generation_routes_need_a_token(client, path, body):
 
 @pytest.mark.parametrize(("path", "body"), ROUTES)
 def test_generation_needs_a_configured_provider(user, path, body):
-    detail = error_detail(user.post(path, json=body, lang="es"), 400)
-    assert detail == "No hay ningún proveedor de IA activo. Añade una clave API en los ajustes."
-    assert error_detail(user.post(path, json=body), 400).startswith("No active AI provider configured")
+    detail = error_detail(user.post(path, json=body, lang="es"), 404)
+    assert detail.startswith("No hay ningún proveedor de IA activo.")
+    assert error_detail(user.post(path, json=body), 404).startswith("No active AI provider configured")
 
 
 @pytest.mark.parametrize(("path", "body"), ROUTES)
@@ -112,7 +112,7 @@ def test_the_provider_can_be_chosen_by_index_or_type(with_provider, fake_provide
     add_provider(with_provider, "gemini", model="gem-test")
     response = with_provider.post("/ai/generate-diagram", json={**GENERATE, "provider": "gemini"})
     assert response.json["provider_used"] == "gemini"
-    assert error_detail(with_provider.post("/ai/generate-diagram", json={**GENERATE, "provider": "deepseek"}), 400)
+    assert error_detail(with_provider.post("/ai/generate-diagram", json={**GENERATE, "provider": "deepseek"}), 404)
     with_provider.put("/ai/providers/1", json={"is_active": False})
     assert error_detail(with_provider.post("/ai/generate-diagram", json={**GENERATE, "provider_index": 1}), 400)
 
@@ -140,8 +140,8 @@ def test_a_truncated_reply_is_422_response_truncated(with_provider, fake_provide
     detail = error_detail(with_provider.post("/ai/generate-diagram", json=GENERATE), 422)
     assert detail["error"] == "response_truncated" and detail["message"]
     fake_providers.openai.reply(text="## Overview", truncated=True)
-    assert error_detail(with_provider.post("/ai/generate-description", json=DESCRIBE), 422)["error"] == \
-        "response_truncated"
+    assert error_detail(with_provider.post("/ai/generate-description", json=DESCRIBE), 422,
+                        error_code="response_truncated")
 
 
 def test_a_reply_without_code_is_502_empty_response(with_provider, fake_providers):
@@ -156,7 +156,7 @@ def test_a_reply_without_code_is_502_empty_response(with_provider, fake_provider
 def test_provider_failures_keep_their_code(with_provider, fake_providers, status, code, answer):
     fake_providers.openai.reply(status=status, error="nope", headers={"Retry-After": "5"})
     response = with_provider.post("/ai/refine-description", json=REFINE)
-    assert error_detail(response, answer)["error"] == code
+    assert error_detail(response, answer, error_code=code)
     if answer == 429:
         assert response.headers["Retry-After"] == "5"
 
@@ -164,7 +164,7 @@ def test_provider_failures_keep_their_code(with_provider, fake_providers, status
 def test_a_slow_provider_is_504(app, with_provider, fake_providers):
     app.config["AI_TIMEOUT"] = 1
     fake_providers.openai.reply(delay=1.5)
-    assert error_detail(with_provider.post("/ai/generate-diagram", json=GENERATE), 504)["error"] == "timeout"
+    assert error_detail(with_provider.post("/ai/generate-diagram", json=GENERATE), 504, error_code="timeout")
 
 
 def test_generation_is_rate_limited_per_user(app, with_provider, fake_providers):

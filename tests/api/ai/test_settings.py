@@ -53,13 +53,12 @@ def test_keys_are_encrypted_at_rest(app, user, fake_providers):
 def test_a_rejected_key_is_not_saved(user, fake_providers):
     fake_providers.anthropic.reply(status=401, error="invalid x-api-key")
     response = user.post("/ai/providers", json={"provider": "claude", "api_key": KEY}, lang="es")
-    assert error_detail(response, 400) == {
-        "error": "invalid_key",
-        "message": "Anthropic Claude rechazó la clave API. Revisa la clave en tus ajustes de IA."}
+    assert error_detail(response, 400, error_code="invalid_key") == \
+        "Anthropic Claude rechazó la clave API. Revisa la clave en tus ajustes de IA."
     assert user.get("/ai/settings").json["providers"] == []
     fake_providers.gemini.reply(status=429, error="quota", headers={"Retry-After": "9"})
     response = user.post("/ai/providers", json={"provider": "gemini", "api_key": KEY})
-    assert error_detail(response, 429)["error"] == "rate_limited"
+    assert error_detail(response, 429, error_code="rate_limited")
     assert response.headers["Retry-After"] == "9"
 
 
@@ -123,7 +122,7 @@ def test_a_new_key_or_model_is_checked_before_it_is_saved(user, fake_providers):
     assert fake_providers.gemini.last["headers"]["x-goog-api-key"] == "AIza-new-key-123"
     fake_providers.gemini.reply(status=404, error="models/gone is not found")
     response = user.put("/ai/providers/0", json={"model": "gone"})
-    assert error_detail(response, 400)["error"] == "model_unavailable"
+    assert error_detail(response, 400, error_code="model_unavailable")
     assert user.get("/ai/settings").json["providers"][0]["model"] == "gemini-x"
 
 

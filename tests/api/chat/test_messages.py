@@ -110,10 +110,10 @@ def test_an_empty_reply_is_an_error_message(user, session, ai):
     assert body["role"] == "error" and "without any usable content" in body["content"]
 
 
-def test_without_a_provider_nothing_is_saved(user, session, fake_providers):
+def test_without_a_provider_the_message_is_kept_and_the_answer_is_404(user, session, fake_providers):
     response = send(user, session)
-    assert "No active AI provider" in error_detail(response, 400)
-    assert user.get(f"/chat-sessions/{session['id']}").json["messages"] == []
+    assert error_detail(response, 404) == "No AI provider is configured."
+    assert [m["role"] for m in user.get(f"/chat-sessions/{session['id']}").json["messages"]] == ["user"]
 
 
 def test_the_body_chooses_provider_and_model(user, session, ai):
@@ -121,7 +121,7 @@ def test_the_body_chooses_provider_and_model(user, session, ai):
     assert send(user, session, content="Hi?", model="gpt-other").json["model_used"] == "gpt-other"
     assert ai.openai.last["json"]["model"] == "gpt-other"
     response = send(user, session, content="Hi?", provider="claude")
-    assert "Claude" in error_detail(response, 400)
+    assert "Claude" in error_detail(response, 404)
 
 
 def test_the_sessions_chosen_model_is_used(user, session, ai):

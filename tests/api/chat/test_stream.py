@@ -179,10 +179,11 @@ def test_checks_happen_before_the_first_byte(user, other_user, session, ai):
     assert ai.openai.requests == []
 
 
-def test_without_a_provider_the_stream_answers_json(user, session, fake_providers):
-    response = stream(user, session)
-    assert response.mimetype == "application/json" and "No active AI provider" in error_detail(response, 400)
-    assert user.get(f"/chat-sessions/{session['id']}").json["messages"] == []
+def test_without_a_provider_the_stream_reports_it_after_mode_and_phase(user, session, fake_providers):
+    events, _ = events_of(stream(user, session))
+    assert types(events) == ["mode", "phase", "error"]
+    assert events[-1] == {"type": "error", "message": "No AI provider is configured.", "error_code": "no_provider"}
+    assert [m["role"] for m in user.get(f"/chat-sessions/{session['id']}").json["messages"]] == ["user"]
 
 
 @pytest.mark.parametrize("lang, expected", [("en", "Chat session not found"), ("es", "Sesión no encontrada")])

@@ -13,6 +13,7 @@ from ...services.ai.errors import empty_response_error, truncated_error
 from ...services.ai.validator import code_language, syntax_problems
 from ..projects.access import owned_diagram
 from .generation_service import Timer, content_language, prepare_call
+from .settings_service import NoActiveProvider
 
 CONVERTIBLE = ("mermaid", "plantuml", "d2", "dbml")
 WARNINGS = {
@@ -50,7 +51,12 @@ def fix_diagram(user, diagram_id, data):
         raise BadRequest(_("AI repair works on Mermaid, PlantUML, D2 and DBML diagrams."))
     if not code.strip():
         raise BadRequest(_("The diagram is empty: there is nothing to repair."))
-    config, _auto_fix = prepare_call(user, data)
+    try:
+        config, _auto_fix = prepare_call(user, data)
+    except NoActiveProvider as missing:
+        if missing.provider is not None:
+            raise
+        raise BadRequest(missing.detail) from None  # repair without any provider at all is a 400
     timer = Timer()
     completion = complete(config, repair_prompts.fix_system_prompt(language, content_language(data)),
                           [{"role": "user", "content": repair_prompts.fix_prompt(code, language,

@@ -19,7 +19,8 @@ class GenerateDiagramSchema(ProviderChoice):
 
 
 class ImproveDiagramSchema(ProviderChoice):
-    diagram_code = code_field(required=True)
+    # May be empty: the editor generates a first diagram through this route.
+    diagram_code = ma.fields.String(required=True, validate=ma.validate.Length(max=MAX_CODE))
     improvement_request = ma.fields.String(required=True, validate=ma.validate.Length(min=5, max=MAX_REQUEST))
     diagram_type = CodeDiagramType(required=True)
 

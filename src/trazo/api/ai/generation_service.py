@@ -25,9 +25,9 @@ def content_language(data):
     return locale.language if locale else current_app.config["DEFAULT_LANGUAGE"]
 
 
-def prepare_call(user, data):
+def prepare_call(user, data, short_text=False):
     """The provider config (and the auto-fix flag) read, then the database connection released."""
-    config = resolve_provider(user, data.get("provider_index"), data.get("provider"))
+    config = resolve_provider(user, data.get("provider_index"), data.get("provider"), short_text)
     auto_fix = auto_fix_enabled(user)
     db.session.close()
     return config, auto_fix
@@ -87,13 +87,15 @@ def generate_diagram(user, data):
 
 
 def improve_diagram(user, data):
-    """Apply a requested change to a diagram and return the whole new code."""
+    """Apply a requested change to a diagram and return the whole new code; an empty diagram is
+    written from the request alone (the editor's way of generating from scratch)."""
     config, auto_fix = prepare_call(user, data)
     timer = Timer()
     language = code_language(data["diagram_type"])
     system = prompts.code_system_prompt(language, content_language(data))
-    messages = [{"role": "user", "content": prompts.improve_prompt(data["diagram_code"],
-                                                                   data["improvement_request"], language)}]
+    request = (prompts.improve_prompt(data["diagram_code"], data["improvement_request"], language)
+               if data["diagram_code"].strip() else prompts.generate_prompt(data["improvement_request"]))
+    messages = [{"role": "user", "content": request}]
     code = write_code(config, system, messages, data["diagram_type"], auto_fix)
     return _result(config, timer, diagram_code=code, original_code=data["diagram_code"],
                    improvement_applied=data["improvement_request"])
@@ -101,11 +103,12 @@ def improve_diagram(user, data):
 
 def _describe(config, prompt):
     completion = complete(config, prompts.DESCRIPTION_SYSTEM, [{"role": "user", "content": prompt}])
+    # Descriptions answer a text detail with an error_code; only code results keep the object detail.
     if completion.truncated:
-        raise truncated_error()
+        raise truncated_error(as_object=False)
     description = strip_fence(strip_think(completion.text))
     if not description:
-        raise empty_response_error()
+        raise empty_response_error(as_object=False)
     return description, completion.tokens_used
 
 
@@ -120,7 +123,7 @@ def generate_description(user, data):
 
 def refine_description(user, data):
     """Rewrite a diagram's documentation following an instruction."""
-    config, _auto_fix = prepare_call(user, data)
+    config, _auto_fix = prepare_call(user, data, short_text=True)
     timer = Timer()
     prompt = prompts.refine_prompt(data["diagram_code"], data["diagram_type"], data["current_description"],
                                    data["refinement_request"], content_language(data))

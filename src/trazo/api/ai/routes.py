@@ -3,7 +3,9 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ...auth import current_user, login_required
+from ...errors import CodedErrorSchema, ErrorSchema, ObjectErrorSchema, ValidationErrorSchema, error_doc
 from ...extensions import limiter
+from ...i18n import language_from_body
 from ...ratelimit import limit, user_or_address
 from . import generation_service, settings_service
 from .generation_schemas import (
@@ -27,14 +29,26 @@ from .schemas import (
 
 blp = Blueprint("ai", __name__, description="AI providers and generation")
 AI_LIMIT = {"key_func": user_or_address}
-PROVIDER_FAILURES = "Provider failure: {'error': code, 'message'} (invalid_key, no_credits, rate_limited, ...)"
+PROVIDER_FAILURES = "Provider failure: a text `detail` and its `error_code` (invalid_key, no_credits, ...)"
+UNUSABLE_RESULT = "or an object detail {error: response_truncated | empty_response, message}"
 
 
-def documents_provider_failures(view):
-    """The statuses a provider call can answer besides success."""
-    for status in (400, 402, 404, 422, 429, 502, 504):
-        view = blp.alt_response(status, "DEFAULT_ERROR", description=PROVIDER_FAILURES)(view)
-    return view
+def provider_failures(code_result=False):
+    """Document the statuses a provider call can answer besides success. With `code_result`, a
+    reply cut off (422) or without code (502) answers an object detail."""
+    unusable = (ObjectErrorSchema,) if code_result else ()
+    suffix = f", {UNUSABLE_RESULT}" if code_result else ""
+    docs = {400: (CodedErrorSchema,), 402: (CodedErrorSchema,), 404: (ErrorSchema,),
+            422: (ValidationErrorSchema, CodedErrorSchema, *unusable), 429: (CodedErrorSchema,),
+            502: (CodedErrorSchema, *unusable), 504: (CodedErrorSchema,)}
+
+    def decorate(view):
+        for status, schemas in docs.items():
+            described = PROVIDER_FAILURES + (suffix if status in (422, 502) else "")
+            view = blp.alt_response(status, schema=error_doc(*schemas), description=described)(view)
+        return view
+
+    return decorate
 
 
 @blp.route("/settings")
@@ -69,7 +83,7 @@ def set_auto_fix(data):
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(ProviderCreateSchema)
 @blp.response(201, AISettingsSchema)
-@documents_provider_failures
+@provider_failures()
 def add_provider(data):
     """Add an AI provider (its key is checked with the provider first)"""
     return settings_service.add_provider(current_user, data)
@@ -82,7 +96,7 @@ class ProviderEntry(MethodView):
     @limiter.limit(limit("AI"), **AI_LIMIT)
     @blp.arguments(ProviderUpdateSchema)
     @blp.response(200, AISettingsSchema)
-    @documents_provider_failures
+    @provider_failures()
     def put(self, data, provider_index):
         """Change an AI provider (a new key, model or server is checked first)"""
         return settings_service.update_provider(current_user, provider_index, data)
@@ -105,44 +119,48 @@ def test_provider(data):
 
 
 @blp.route("/generate-diagram", methods=["POST"])
+@language_from_body
 @login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(GenerateDiagramSchema)
 @blp.response(200, DiagramCodeSchema)
-@documents_provider_failures
+@provider_failures(code_result=True)
 def generate_diagram(data):
     """Write diagram code from a description"""
     return generation_service.generate_diagram(current_user, data)
 
 
 @blp.route("/improve-diagram", methods=["POST"])
+@language_from_body
 @login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(ImproveDiagramSchema)
 @blp.response(200, ImprovedDiagramSchema)
-@documents_provider_failures
+@provider_failures(code_result=True)
 def improve_diagram(data):
     """Apply a requested change to diagram code"""
     return generation_service.improve_diagram(current_user, data)
 
 
 @blp.route("/generate-description", methods=["POST"])
+@language_from_body
 @login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(GenerateDescriptionSchema)
 @blp.response(200, DescriptionSchema)
-@documents_provider_failures
+@provider_failures()
 def generate_description(data):
     """Write the documentation of a diagram"""
     return generation_service.generate_description(current_user, data)
 
 
 @blp.route("/refine-description", methods=["POST"])
+@language_from_body
 @login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(RefineDescriptionSchema)
 @blp.response(200, DescriptionSchema)
-@documents_provider_failures
+@provider_failures()
 def refine_description(data):
     """Rewrite the documentation of a diagram following an instruction"""
     return generation_service.refine_description(current_user, data)

@@ -69,7 +69,7 @@ def _entry_view(index, entry):
 
 
 def settings_view(user):
-    """The settings response (UserAISettingsResponse of the reference)."""
+    """The settings response the browser client reads."""
     settings = _ensure_settings(user)
     entries = _providers(user)
     default = next((entry for entry in entries if entry.is_default), None)
@@ -87,13 +87,21 @@ def _config(entry, model=None):
                           model=model or entry.model, base_url=entry.base_url)
 
 
-def _no_provider():
-    return BadRequest(_("No active AI provider configured. Please add an API key in settings."))
+class NoActiveProvider(NotFound):
+    """No active provider can answer: none at all, or none of the requested type (`provider`).
+
+    A 404, so the browser client opens its "add a provider" dialog.
+    """
+
+    def __init__(self, detail, provider=None):
+        super().__init__(detail)
+        self.provider = provider
 
 
-def resolve_provider(user, provider_index=None, provider=None):
+def resolve_provider(user, provider_index=None, provider=None, short_text=False):
     """The config to call: the entry at `provider_index`, else the first active entry of type
-    `provider`, else the default (or first active) entry. 404 for an index out of range."""
+    `provider`, else the default (or first active) entry. 404 for an index out of range and when
+    no active provider fits (`short_text` words that without the hint about the settings)."""
     entries = _providers(user)
     if provider_index is not None:
         entry = _entry_at(entries, provider_index)
@@ -104,11 +112,12 @@ def resolve_provider(user, provider_index=None, provider=None):
     if provider is not None:
         active = [entry for entry in active if entry.provider == provider]
         if not active:
-            raise BadRequest(_("No active %(provider)s provider is configured. Add it in the AI settings.",
-                               provider=PROVIDER_TYPES[provider].label if provider in PROVIDER_TYPES
-                               else provider))
+            raise NoActiveProvider(_("No active %(provider)s provider is configured. Add it in the AI settings.",
+                                     provider=PROVIDER_TYPES[provider].label if provider in PROVIDER_TYPES
+                                     else provider), provider)
     if not active:
-        raise _no_provider()
+        raise NoActiveProvider(_("No active AI provider configured.") if short_text else
+                               _("No active AI provider configured. Please add an API key in settings."))
     return _config(next((entry for entry in active if entry.is_default), active[0]))
 
 
@@ -231,7 +240,7 @@ def test_provider(data):
     try:
         probe(config)
     except AIProviderError as exc:
-        # The reference's codes only: a timeout is reported as a provider error, with its own message.
+        # The client knows five codes: a timeout is reported as a provider error, with its own message.
         code = "provider_error" if exc.code == "timeout" else exc.code
         return {"valid": False, "message": exc.message, "provider_name": config.provider, "error_code": code}
     return {"valid": True, "message": _("API key is valid"), "provider_name": config.provider,

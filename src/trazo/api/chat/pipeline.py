@@ -31,7 +31,7 @@ SUMMARY_TEMPERATURE = 0.5
 MAX_FIX_ATTEMPTS = 2
 AUTO_FIX_TYPES = ("mermaid", "d2")
 COMPACT_AT = 0.8
-# The reference's context window for models it does not know; the provider catalog has no per-model windows.
+# The context window assumed for every model; the provider catalog has no per-model windows.
 CONTEXT_TOKENS = 64_000
 MARKER_WINDOW = 40
 
@@ -185,6 +185,9 @@ def run_turn(turn, channel, streamed):
     started = time.monotonic()
     channel.emit({"type": "mode", "mode": turn.mode})
     _phase(channel, "thinking")
+    if turn.config is None:
+        channel.emit({"type": "error", "message": turn.missing_provider, "error_code": "no_provider"})
+        return None
     try:
         messages = _conversation(turn)
         system = prompts.system_prompt(turn.diagram_code, turn.diagram_type, turn.language, turn.preset_action)
@@ -214,14 +217,18 @@ def run_turn(turn, channel, streamed):
 
 
 def send_message(user, session_id, data):
-    """The non-streamed route: the saved reply, or an error-role message when the provider failed."""
+    """The non-streamed route: the saved reply, or an error-role message when the provider failed;
+    404 when no provider can answer (the user's message stays in the history)."""
     turn = turns.start_turn(user, session_id, data)
     db.session.close()  # hold no pooled connection while the provider answers
+    if turn.config is None:
+        raise NotFound(turn.missing_provider)
     return run_turn(turn, Quiet(), streamed=False)
 
 
 def stream_message(user, session_id, data):
-    """The streamed route: checks and the user message first, then SSE fed by a worker thread."""
+    """The streamed route: checks and the user message first, then SSE fed by a worker thread
+    (without a provider: mode, phase and an error event)."""
     turn = turns.start_turn(user, session_id, data)
     app = current_app._get_current_object()
     keepalive = app.config.get("SSE_KEEPALIVE_SECONDS", 15)

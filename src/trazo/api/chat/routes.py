@@ -1,9 +1,10 @@
-"""AI chat sessions routes (SEED §4.6): sessions, messages and the streamed reply."""
+"""AI chat sessions routes: sessions, messages and the streamed reply."""
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ...auth import current_user, login_required
 from ...extensions import limiter
+from ...i18n import language_from_body
 from ...ratelimit import limit, user_or_address
 from ..common import MessageSchema
 from . import pipeline, service
@@ -88,12 +89,14 @@ def choose_model(data, session_id):
 
 
 @blp.route("/<session_id>/messages", methods=["POST"])
+@language_from_body
 @login_required
 @send_limit
 @blp.arguments(SendMessageSchema)
 @blp.response(201, ChatMessageSchema)
-@blp.alt_response(400, "DEFAULT_ERROR", description="The session is finished, or no AI provider is configured")
-@blp.alt_response(404, "DEFAULT_ERROR", description="Unknown session")
+@blp.alt_response(400, "DEFAULT_ERROR", description="The session is finished")
+@blp.alt_response(404, "DEFAULT_ERROR", description="Unknown session, or no AI provider is configured "
+                                                    "(the message is kept)")
 @blp.alt_response(429, "DEFAULT_ERROR", description="Too many messages")
 def send_message(data, session_id):
     """Send a message and get the AI's reply"""
@@ -101,12 +104,14 @@ def send_message(data, session_id):
 
 
 @blp.route("/<session_id>/messages/stream", methods=["POST"])
+@language_from_body
 @login_required
 @send_limit
 @blp.arguments(SendMessageSchema)
 @blp.response(200, {"type": "string"}, content_type="text/event-stream",
-              description="Server-Sent Events: `data: <json>` with type mode, phase, token, done or error")
-@blp.alt_response(400, "DEFAULT_ERROR", description="The session is finished, or no AI provider is configured")
+              description="Server-Sent Events: `data: <json>` with type mode, phase, token, done or error "
+                          "(no AI provider configured: mode, phase, then error with error_code no_provider)")
+@blp.alt_response(400, "DEFAULT_ERROR", description="The session is finished")
 @blp.alt_response(404, "DEFAULT_ERROR", description="Unknown session")
 @blp.alt_response(429, "DEFAULT_ERROR", description="Too many messages")
 def stream_message(data, session_id):

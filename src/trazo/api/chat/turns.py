@@ -14,7 +14,7 @@ from ...errors import AppError, BadRequest, NotFound
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.chat import ROLE_ASSISTANT, ROLE_ERROR, ROLE_USER, SESSION_FINALIZED, ChatMessage, ChatSession
-from ..ai.settings_service import auto_fix_enabled, resolve_provider
+from ..ai.settings_service import NoActiveProvider, auto_fix_enabled, resolve_provider
 from .modes import guess_mode
 from .prompts import rolling_summary
 from .service import owned_session
@@ -36,11 +36,12 @@ class Turn:
     preset_action: str | None
     language: str
     locale: str
-    config: object
+    config: object  # None when no provider can answer; `missing_provider` then says why
     auto_fix: bool
     mode: str
     summary: str | None
     transcript: list = field(default_factory=list)  # earlier user/assistant messages, oldest first
+    missing_provider: str | None = None
 
 
 def _provider_config(user, session, data):
@@ -73,12 +74,20 @@ def _transcript(session_id):
     return [{"role": row.role, "content": row.content} for row in reversed(rows) if row.content]
 
 
+def _configured_provider(user, session, data):
+    """(config, None), or (None, the reason) when no provider can answer."""
+    try:
+        return _provider_config(user, session, data), None
+    except NoActiveProvider as missing:
+        return None, _("No AI provider is configured.") if missing.provider is None else missing.detail
+
+
 def start_turn(user, session_id, data):
-    """Check the session and the provider, save the user's message, and copy what the reply needs."""
+    """Check the session, save the user's message (kept even when no provider can answer), find the
+    provider, and copy what the reply needs."""
     session = owned_session(user, session_id)
     if session.status == SESSION_FINALIZED:
         raise BadRequest(_("Messages can't be sent to a finished session"))
-    config = _provider_config(user, session, data)
     transcript = _transcript(session.id)
     message = ChatMessage(session_id=session.id, role=ROLE_USER, content=data["content"])
     db.session.add(message)
@@ -86,13 +95,14 @@ def start_turn(user, session_id, data):
         session.title = _auto_title(data["content"])
     session.updated_at = utcnow()
     db.session.commit()
+    config, missing_provider = _configured_provider(user, session, data)
     locale = str(get_locale() or "en")
     return Turn(user_id=user.id, session_id=session.id, user_message_id=message.id, content=data["content"],
                 diagram_code=data["diagram_code"], diagram_type=data["diagram_type"],
                 preset_action=data.get("preset_action"), language=data.get("language") or locale,
                 locale=locale, config=config, auto_fix=auto_fix_enabled(user),
                 mode=guess_mode(data["content"], data.get("preset_action")), summary=session.summary,
-                transcript=transcript)
+                transcript=transcript, missing_provider=missing_provider)
 
 
 def _live_session(turn):

@@ -6,6 +6,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ...auth import current_user, login_required
+from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema
 from ..common import MessageSchema
 from . import service
 from .schemas import (
@@ -39,6 +40,7 @@ class DiagramItem(MethodView):
 
     @blp.arguments(DiagramUpdateSchema)
     @blp.response(200, DiagramSchema)
+    @blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
     @blp.alt_response(404, "DEFAULT_ERROR", description="Diagram or folder not found")
     def put(self, data, diagram_id):
         """Update a diagram"""
@@ -65,7 +67,7 @@ def move(data, diagram_id):
 @login_required
 @blp.arguments(DiagramDuplicateSchema)
 @blp.response(200, DiagramSchema)
-@blp.alt_response(403, "DEFAULT_ERROR", description="Plan limit reached")
+@blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
 @blp.alt_response(404, "DEFAULT_ERROR", description="Diagram not found")
 def duplicate(data, diagram_id):
     """Copy a diagram under a new title"""

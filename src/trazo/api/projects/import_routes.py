@@ -2,6 +2,7 @@
 from flask import request
 
 from ...auth import current_user, login_required
+from ...errors import PLAN_LIMIT_DOC, ErrorSchema, ObjectErrorSchema, error_doc
 from ...extensions import limiter
 from ...ratelimit import limit, user_or_address
 from . import import_service
@@ -23,11 +24,14 @@ def _dry_run():
 @blp.arguments(ImportQuerySchema, location="query")
 @blp.arguments(ImportUploadSchema, location="files")
 @blp.response(200, ImportResultSchema)
-@blp.alt_response(400, "DEFAULT_ERROR", description="No files, invalid upload or nothing to import")
-@blp.alt_response(403, "DEFAULT_ERROR", description="Plan limit reached")
+@blp.alt_response(400, schema=error_doc(ObjectErrorSchema, ErrorSchema),
+                  description="No files, or {error: invalid_upload | nothing_to_import, message, ...}")
+@blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
 @blp.alt_response(404, "DEFAULT_ERROR", description="Project or folder not found")
 @blp.alt_response(413, "DEFAULT_ERROR", description="Upload too large")
 @blp.alt_response(429, "DEFAULT_ERROR", description="Too many imports")
+@blp.alt_response(500, schema=ObjectErrorSchema,
+                  description="{error: import_failed, rolled_back: true, message}: nothing was saved")
 def import_into_project(query, upload, project_id):
     """Import diagram files, Markdown, ZIP archives or Excalidraw drawings (dry_run previews)"""
     return import_service.import_files(current_user, project_id, upload["files"], upload["folder_id"],

@@ -3,6 +3,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ...auth import current_user, login_required
+from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema
 from ..common import MessageSchema
 from ..diagrams import service as diagrams
 from ..diagrams.schemas import DiagramCreateSchema, DiagramSchema
@@ -27,7 +28,7 @@ class Projects(MethodView):
 
     @blp.arguments(ProjectCreateSchema)
     @blp.response(201, ProjectSchema)
-    @blp.alt_response(403, "DEFAULT_ERROR", description="Plan limit reached")
+    @blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
     def post(self, data):
         """Create a project"""
         return service.create_project(current_user, data)
@@ -71,7 +72,7 @@ def create_folder(data, project_id):
 @login_required
 @blp.arguments(DiagramCreateSchema)
 @blp.response(201, DiagramSchema)
-@blp.alt_response(403, "DEFAULT_ERROR", description="Plan limit reached")
+@blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
 @blp.alt_response(404, "DEFAULT_ERROR", description="Project or folder not found")
 def create_diagram(data, project_id):
     """Create a diagram in a project"""

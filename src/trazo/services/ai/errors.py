@@ -1,4 +1,4 @@
-"""Provider failures as API errors: the reference's codes, localized messages, never a 500."""
+"""Provider failures as API errors: the browser client's codes, localized messages, never a 500."""
 import json
 
 from flask_babel import gettext as _
@@ -21,11 +21,13 @@ STATUSES = {
 DEFAULT_RETRY_AFTER = 30
 MAX_REASON_CHARS = 300
 
+# Words in the providers' error bodies, by what they mean (checked in this order).
 CREDIT_HINTS = ("insufficient_quota", "credit_balance", "credit balance", "insufficient balance",
-                "billing", "payment required")
+                "insufficient_balance", "billing", "payment required")
 KEY_HINTS = ("invalid_api_key", "invalid api key", "incorrect api key", "authentication",
-             "api key not valid", "invalid x-api-key", "api_key_invalid")
-MISSING_HINTS = ("not found", "not_found", "does not exist", "no such model", "unknown model")
+             "api key not valid", "invalid x-api-key", "api_key_invalid", "authorized_error", "login fail")
+# Said of a model: DeepSeek answers "Model Not Exist", OpenAI "does not exist", Gemini "is not found".
+MISSING_HINTS = ("not found", "not_found", "not exist", "no such model", "unknown model")
 # Anthropic reports some failures inside a 200 stream, by error type only.
 ERROR_TYPE_STATUSES = {"authentication_error": 401, "permission_error": 403, "not_found_error": 404,
                        "rate_limit_error": 429, "overloaded_error": 529, "api_error": 500,
@@ -33,16 +35,20 @@ ERROR_TYPE_STATUSES = {"authentication_error": 401, "permission_error": 403, "no
 
 
 class AIProviderError(AppError):
-    """An AI call that failed; `detail` is {"error": code, "message": localized text}."""
+    """An AI call that failed: the localized text as `detail` and the code as `error_code`.
 
-    def __init__(self, code, message, retry_after=None):
+    With `as_object`, the detail is {"error": code, "message": text} instead: the shape the browser
+    client expects for an unusable code result (response_truncated, empty_response).
+    """
+
+    def __init__(self, code, message, retry_after=None, as_object=False):
         headers = {"Retry-After": str(retry_after or DEFAULT_RETRY_AFTER)} if code == "rate_limited" else None
-        super().__init__({"error": code, "message": message}, STATUSES[code], headers)
+        if as_object:
+            super().__init__({"error": code, "message": message}, STATUSES[code], headers)
+        else:
+            super().__init__(message, STATUSES[code], headers, error_code=code)
         self.code = code
-
-    @property
-    def message(self):
-        return self.detail["message"]
+        self.message = message
 
 
 def provider_reason(body):
@@ -71,7 +77,8 @@ def _retry_seconds(value):
 
 
 def classify(provider, status, body, retry_after=None, model=None):
-    """Map a provider's error answer to an AIProviderError, in the reference's order of checks."""
+    """Map a provider's error answer to an AIProviderError: credits, then key, then a missing model,
+    then rate limits; anything else is a provider_error quoting the provider's reason."""
     text = (body or "").lower()
     label = provider_label(provider)
     if status == 402 or any(hint in text for hint in CREDIT_HINTS):
@@ -127,11 +134,12 @@ def invalid_answer_error(provider):
                                                provider=provider_label(provider)))
 
 
-def truncated_error():
+def truncated_error(as_object=True):
     return AIProviderError("response_truncated", _(
         "The reply reached the output limit and was cut off, so nothing was applied. "
-        "Ask for a smaller change or split the diagram."))
+        "Ask for a smaller change or split the diagram."), as_object=as_object)
 
 
-def empty_response_error():
-    return AIProviderError("empty_response", _("The AI answered without any usable content. Try again."))
+def empty_response_error(as_object=True):
+    return AIProviderError("empty_response", _("The AI answered without any usable content. Try again."),
+                           as_object=as_object)
