@@ -3,6 +3,7 @@ on what it may print."""
 import os
 import resource
 import selectors
+import shutil
 import subprocess
 import threading
 import time
@@ -24,25 +25,31 @@ class Limits:
     open_files: int = 256
     file_bytes: int = 1024 * 1024
 
-    def apply(self):
-        """Runs in the child between fork and exec: only getrlimit/setrlimit, nothing that takes a lock."""
-        _lower(resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 1)  # SIGXCPU, then SIGKILL
-        _lower(resource.RLIMIT_NOFILE, self.open_files)
-        _lower(resource.RLIMIT_FSIZE, self.file_bytes)
-        _lower(resource.RLIMIT_CORE, 0)
+    def wrap(self, command):
+        """`command` run through util-linux's prlimit, which sets the limits on itself and then execs the
+        tool. Setting them in a `preexec_fn` instead would run Python between fork and exec, which can
+        deadlock in a worker that has other threads."""
+        prlimit = shutil.which("prlimit")
+        if prlimit is None:
+            raise RendererFailed("cannot start the renderer under its limits: prlimit (util-linux) is missing")
+        options = [_option("cpu", resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 1),  # SIGXCPU, then SIGKILL
+                   _option("nofile", resource.RLIMIT_NOFILE, self.open_files),
+                   _option("fsize", resource.RLIMIT_FSIZE, self.file_bytes),
+                   _option("core", resource.RLIMIT_CORE, 0)]
         if self.address_space:
-            _lower(resource.RLIMIT_AS, self.address_space)
+            options.append(_option("as", resource.RLIMIT_AS, self.address_space))
         if self.data:
-            _lower(resource.RLIMIT_DATA, self.data)
+            options.append(_option("data", resource.RLIMIT_DATA, self.data))
+        return [prlimit, *options, "--", *command]
 
 
-def _lower(kind, soft, hard=None):
-    """Set a limit, never above the hard limit this process already has (only root may raise it)."""
+def _option(name, kind, soft, hard=None):
+    """One prlimit option, never above the hard limit this process already has (only root may raise it)."""
     hard = soft if hard is None else hard
     ceiling = resource.getrlimit(kind)[1]
     if ceiling != resource.RLIM_INFINITY:
         soft, hard = min(soft, ceiling), min(hard, ceiling)
-    resource.setrlimit(kind, (soft, hard))
+    return f"--{name}={soft}:{hard}"
 
 
 @dataclass(frozen=True)
@@ -56,12 +63,10 @@ def run_capped(command, stdin_bytes, timeout, max_output, env, cwd, limits):
     """Feed `stdin_bytes` to `command` under `limits`; kill it past `timeout` seconds or `max_output`
     bytes of output."""
     try:
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=env, cwd=cwd, preexec_fn=limits.apply)
+        process = subprocess.Popen(limits.wrap(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=env, cwd=cwd)
     except OSError as exc:
         raise RendererFailed(f"cannot start {os.path.basename(command[0])}: {exc.strerror}") from exc
-    except subprocess.SubprocessError as exc:  # the limits could not be set in the child
-        raise RendererFailed(f"cannot start {os.path.basename(command[0])} under its limits") from exc
     feeder = threading.Thread(target=_feed, args=(process.stdin, stdin_bytes), daemon=True)
     feeder.start()
     deadline = time.monotonic() + timeout
