@@ -17,6 +17,7 @@ SIGNED_EVENT = {"required": True, "description": "A payment provider event, sign
 @blp.alt_response(401, "DEFAULT_ERROR", description="Missing or invalid signature")
 @blp.alt_response(404, "DEFAULT_ERROR", description="Unknown provider")
 @blp.alt_response(409, "DEFAULT_ERROR", description="Raced with another event; the provider delivers it again")
+@blp.alt_response(422, "UNPROCESSABLE_ENTITY", description="A body that is not acceptable JSON")
 @blp.alt_response(503, "DEFAULT_ERROR", description="Billing is not configured")
 def receive(provider):
     """Receive a payment provider event ("payment" is the configured provider)"""
