@@ -96,3 +96,11 @@ def test_an_imported_sketch_with_a_lone_surrogate_is_skipped_as_invalid_json(use
     assert response.status_code == 200, response.json
     assert response.json["skipped"] == [{"source": name, "reason": "invalid_json"}]
     assert [diagram["source"] for diagram in response.json["diagrams"]] == ["ok.mmd"]
+
+
+@pytest.mark.parametrize("path", [f"/chat-sessions/{UNKNOWN_ID}/messages",
+                                  f"/chat-sessions/{UNKNOWN_ID}/messages/stream", "/ai/generate-diagram"])
+def test_a_body_over_the_size_limit_on_a_route_that_reads_its_language_is_a_413(user, path):
+    body = b'{"language": "es", "content": "' + b"a" * (6 * 1024 * 1024) + b'"}'
+    response = user.post(path, data=body, content_type="application/json")
+    assert error_detail(response, 413) == "Request body too large"

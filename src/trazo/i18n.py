@@ -1,6 +1,7 @@
 """Language negotiation: a route's body `language` when the route takes one, else the best of
 `en`/`es` from Accept-Language with q-values honoured."""
 from flask import current_app, has_request_context, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from . import strict_json
 
@@ -35,8 +36,8 @@ def body_language(supported):
         return None
     try:
         body = strict_json.loads(request.get_data(cache=True))
-    except ValueError:
-        return None  # a body refused as JSON names no language; its 422 follows Accept-Language
+    except (ValueError, RequestEntityTooLarge):
+        return None  # a body refused (as JSON, or for its size) names no language: Accept-Language words it
     value = body.get("language") if isinstance(body, dict) else None
     if not isinstance(value, str):
         return None

@@ -103,6 +103,14 @@ def test_export_keeps_formulas_out(app, admin, make_user):
     assert cell.data_type == "s" and cell.value.startswith("=HYPERLINK")
 
 
+def test_export_drops_control_characters_a_spreadsheet_cannot_hold(app, admin, make_user):
+    make_user(email="bell@example.com", full_name="Ada\x01 Love\x1flace")
+    response = admin.get("/mfa/admin/users/export")
+    assert response.status_code == 200, response.get_data(as_text=True)[:300]
+    sheet = load_workbook(io.BytesIO(response.data)).active
+    assert next(row[1].value for row in sheet.iter_rows() if row[0].value == "bell@example.com") == "Ada Lovelace"
+
+
 def test_admin_reset_turns_mfa_off(client, admin, user, smtp_sink):
     enable_totp(user)
     token = mfa_token(client, user.email)

@@ -4,6 +4,7 @@ import io
 from flask import Response
 from flask_babel import gettext as _
 from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 
 from ...models.base import utcnow
@@ -56,6 +57,8 @@ def users_workbook(search):
     widths = [len(str(header)) for header in headers]
     for number, row in enumerate(user_rows(search), start=2):
         for index, value in enumerate(_cells(row)):
+            if isinstance(value, str):  # a name may hold control characters, which XLSX cannot store
+                value = ILLEGAL_CHARACTERS_RE.sub("", value)
             cell = sheet.cell(row=number, column=index + 1, value=value)
             cell.border = ROW_BORDER
             if isinstance(value, str):
