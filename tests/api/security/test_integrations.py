@@ -1,7 +1,7 @@
 """Administrator integrations: vendors stored encrypted, masked, merged, tested for real, defaults."""
 import pytest
 
-from trazo.api.integrations.vendors import active_vendor_config
+from trazo.core.vendors import active_vendor_config
 from trazo.extensions import db
 from trazo.models.security import IntegrationVendor
 

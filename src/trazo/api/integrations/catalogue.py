@@ -3,10 +3,9 @@ from dataclasses import dataclass
 
 from flask_babel import gettext as _
 
+from ...core.vendors import EMAIL, OAUTH, PAYMENT
 from ...errors import ValidationFailed
 
-EMAIL, PAYMENT, OAUTH = "email", "payment", "oauth"
-CATEGORIES = (EMAIL, PAYMENT, OAUTH)
 MASK_CHARACTER = "\u2022"
 MASK_PREFIX = MASK_CHARACTER * 12
 MAX_VALUE_LENGTH = 4096

@@ -1,4 +1,4 @@
-"""Administrator integrations routes (SEED §4.10)."""
+"""Administrator integrations routes."""
 from flask.views import MethodView
 from flask_smorest import Blueprint
 

@@ -1,8 +1,8 @@
 """Administrator integrations schemas, one per direction."""
 import marshmallow as ma
 
+from ...core.vendors import CATEGORIES
 from ..common import BaseSchema, Timestamp, not_blank
-from .catalogue import CATEGORIES
 
 
 class VendorQuerySchema(BaseSchema):

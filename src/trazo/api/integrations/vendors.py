@@ -1,19 +1,19 @@
 """Integration vendors: stored encrypted, shown masked, merged on update, default only once tested.
 
-Other areas read the active configuration through `active_vendor_config(category)` (e-mail,
-payment) and `active_oauth_configs()`.
+The encrypted store itself, which e-mail, payments and OAuth read, is `core/vendors.py`.
 """
 from flask_babel import gettext as _
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from ...core.vendors import decrypted_config
 from ...errors import BadRequest, Conflict
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.security import IntegrationVendor
 from ...services import audit, crypto
 from ..common import found_or_404
-from .catalogue import CATEGORIES, OAUTH, masked_config, merged_config, missing_fields, vendor_type
+from .catalogue import OAUTH, masked_config, merged_config, missing_fields, vendor_type
 from .checks import CheckFailed, run_check
 
 
@@ -22,13 +22,9 @@ def _slot(vendor):
     return f"{OAUTH}:{vendor.vendor_type}" if vendor.category == OAUTH else vendor.category
 
 
-def _config(vendor):
-    return crypto.decrypt_json(vendor.encrypted_config)
-
-
 def describe(vendor):
     is_default = vendor.default_slot is not None
-    config = _config(vendor)
+    config = decrypted_config(vendor)
     return {
         "id": vendor.id, "vendor_type": vendor.vendor_type, "category": vendor.category,
         "display_name": vendor.display_name,
@@ -79,7 +75,7 @@ def update_vendor(admin, vendor_id, data):
         changed.append("display_name")
     if data.get("config") is not None:
         kind = vendor_type(vendor.vendor_type)
-        current = _config(vendor)
+        current = decrypted_config(vendor)
         config = merged_config(kind, data["config"], current)
         if config != current:
             vendor.encrypted_config = crypto.encrypt_json(config)
@@ -116,7 +112,7 @@ def delete_vendor(admin, vendor_id):
 
 def masked_vendor_config(vendor_id):
     vendor = _get(vendor_id)
-    return {"vendor_id": vendor.id, "config": masked_config(vendor_type(vendor.vendor_type), _config(vendor))}
+    return {"vendor_id": vendor.id, "config": masked_config(vendor_type(vendor.vendor_type), decrypted_config(vendor))}
 
 
 def test_vendor(admin, vendor_id):
@@ -125,7 +121,7 @@ def test_vendor(admin, vendor_id):
     vendor = _get(vendor_id)
     kind = vendor_type(vendor.vendor_type)
     label = kind.label
-    config, tested = _config(vendor), vendor.encrypted_config
+    config, tested = decrypted_config(vendor), vendor.encrypted_config
     missing = missing_fields(kind, config)
     db.session.close()  # the vendor is called with no database connection held
     try:
@@ -186,20 +182,3 @@ def integration_status():
                   "active_providers": sorted(vendor.vendor_type for vendor in oauth if vendor.default_slot)},
     }
 
-
-def active_vendor_config(category):
-    """(vendor_type, config dict) of the default vendor of `category` ("email" or "payment"), or None.
-
-    Stable interface: the billing area reads Stripe's secret_key, publishable_key and webhook_secret here.
-    """
-    if category not in CATEGORIES:
-        return None
-    vendor = db.session.scalar(select(IntegrationVendor).where(IntegrationVendor.default_slot == category))
-    return (vendor.vendor_type, _config(vendor)) if vendor is not None else None
-
-
-def active_oauth_configs():
-    """{provider: config} of the active OAuth vendors."""
-    vendors = db.session.scalars(select(IntegrationVendor).where(IntegrationVendor.category == OAUTH,
-                                                                 IntegrationVendor.default_slot.is_not(None)))
-    return {vendor.vendor_type: _config(vendor) for vendor in vendors}

@@ -3,22 +3,12 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from ...core.accounts import create_account, email_taken, whole_second
 from ...errors import Forbidden
 from ...extensions import db
-from ...models import InstallationClaim, User
-from ...models.base import new_id, utcnow
+from ...models import User
 from ...models.security import OAuthIdentity
-from ...models.user import ROLE_ADMIN, ROLE_USER
 from ...services import audit
-from ..users.service import FIRST_ADMIN_CLAIM, count_users
-
-
-def linked_identities(user):
-    """The identities linked to the account, oldest first (shown by /users/me)."""
-    rows = db.session.scalars(select(OAuthIdentity).where(OAuthIdentity.user_id == user.id)
-                              .order_by(OAuthIdentity.linked_at))
-    return [{"provider": row.provider, "provider_user_id": row.provider_user_id, "linked_at": row.linked_at}
-            for row in rows]
 
 
 def _linked_user(identity):
@@ -46,24 +36,10 @@ def _identity_row(user, identity):
 def _create_account(identity, email):
     """A new account without a password; the installation's first account becomes the administrator,
     exactly as with /users/register (the same race-safe claim)."""
-    for may_claim_admin in (True, False):
-        claims_admin = may_claim_admin and count_users() == 0
-        user = User(id=new_id(), email=email, password_hash=None, has_usable_password=False,
-                    full_name=(identity.name or "")[:200] or None, role=ROLE_ADMIN if claims_admin else ROLE_USER,
-                    password_changed_at=utcnow().replace(microsecond=0))
-        db.session.add(user)
-        if claims_admin:
-            db.session.add(InstallationClaim(name=FIRST_ADMIN_CLAIM, value=user.id, claimed_at=utcnow()))
-        try:
-            db.session.flush()  # the user row first: the identity refers to it
-            db.session.add(_identity_row(user, identity))
-            db.session.commit()
-            return user
-        except IntegrityError:
-            db.session.rollback()
-            if _linked_user(identity) or db.session.scalar(select(User.id).where(User.email == email)):
-                return None  # a concurrent sign-in created it: resolve again
-    return None
+    return create_account(email, lambda: _linked_user(identity) is not None or email_taken(email),
+                          attach=lambda user: [_identity_row(user, identity)],
+                          password_hash=None, has_usable_password=False,
+                          full_name=(identity.name or "")[:200] or None, password_changed_at=whole_second())
 
 
 def resolve_account(identity):

@@ -5,8 +5,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from flask import current_app
 from flask_babel import gettext as _
 
+from ...core.vendors import active_oauth_configs
 from ...errors import NotFound
-from ..integrations import vendors as integration_vendors
 
 GOOGLE, GITHUB = "google", "github"
 SUPPORTED = (GOOGLE, GITHUB)
@@ -57,7 +57,7 @@ def configured_providers():
             if name != GOOGLE:
                 redirect_uri = _with_provider_parameter(redirect_uri, name)
             providers[name] = _build(name, {"client_id": client_id, "client_secret": secret}, redirect_uri)
-    for name, settings in integration_vendors.active_oauth_configs().items():
+    for name, settings in active_oauth_configs().items():
         if name in SUPPORTED:
             providers[name] = _build(name, settings, settings["redirect_uri"])
     return providers

@@ -1,4 +1,4 @@
-"""OAuth sign-in routes (SEED §4.3)."""
+"""OAuth sign-in routes (token rules: docs/api.md)."""
 from flask_smorest import Blueprint
 
 from ...extensions import limiter

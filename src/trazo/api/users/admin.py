@@ -1,11 +1,11 @@
 """Account administration used by the CLI."""
 from sqlalchemy import select
 
+from ...core.accounts import register, set_password
 from ...extensions import db
 from ...models import User
 from ...models.user import ROLE_ADMIN
 from .schemas import RegisterSchema
-from .service import register, set_password
 
 
 def create_or_promote_admin(email, password, full_name=None):

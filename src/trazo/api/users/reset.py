@@ -9,13 +9,14 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from sqlalchemy import select
 
+from ...core.accounts import set_password
 from ...errors import BadRequest
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
 from ...services import audit, passwords
 from ...services.email import send_template
-from .service import clear_lockout, set_password
+from .service import clear_lockout
 
 log = logging.getLogger(__name__)
 RESET_TOKEN_LIFETIME = timedelta(hours=1)

@@ -1,8 +1,9 @@
-"""Users and authentication routes (SEED §4.1)."""
+"""Users and authentication routes (token rules: docs/api.md)."""
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ...auth import current_user, login_required
+from ...core import accounts
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..common import MessageSchema
@@ -51,7 +52,7 @@ def admin_count():
 @blp.alt_response(429, "DEFAULT_ERROR", description="Too many registrations")
 def register(data):
     """Create an account (the first one becomes the administrator)"""
-    return service.profile(service.register(data))
+    return service.profile(accounts.register(data))
 
 
 @blp.route("/login", methods=["POST"])

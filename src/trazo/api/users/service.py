@@ -1,16 +1,15 @@
-"""Accounts: registration, sign-in, password reset and change, profile, deletion."""
-from datetime import timedelta
-
+"""Accounts: sign-in, password change, profile, deletion (registration and the first-admin claim live in
+`core/accounts.py`, password reset in `reset.py`)."""
 from flask_babel import gettext as _
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 
 from ...auth import confirm_recent_sign_in, current_password_matches, issue_access_token
+from ...core.accounts import count_users, linked_identities, set_password
 from ...errors import AccountLocked, BadRequest, Forbidden, Unauthorized
 from ...extensions import db
-from ...models import InstallationClaim, User
-from ...models.base import new_id, utcnow
-from ...models.user import ROLE_ADMIN, ROLE_USER
+from ...models import User
+from ...models.base import utcnow
+from ...models.user import ROLE_ADMIN
 from ...ratelimit import Lockout
 from ...services import audit, passwords
 from ..billing.plans import plan_summary
@@ -20,14 +19,9 @@ from ..mfa.login import start_login_challenge
 LOCKOUT_FAILURES = 5
 LOCKOUT_SECONDS = 15 * 60
 DELETE_PHRASES = ("delete me", "elimíname")
-FIRST_ADMIN_CLAIM = "first_admin"
 
 
 # -- installation ----------------------------------------------------------------------
-
-def count_users():
-    return db.session.scalar(select(func.count()).select_from(User))
-
 
 def installation_status():
     users = count_users()
@@ -36,36 +30,6 @@ def installation_status():
 
 def admin_count():
     return {"count": db.session.scalar(select(func.count()).select_from(User).where(User.role == ROLE_ADMIN))}
-
-
-# -- registration ----------------------------------------------------------------------
-
-def _email_taken(email):
-    return db.session.scalar(select(User.id).where(User.email == email)) is not None
-
-
-def register(data):
-    """Create an account; the very first one becomes the administrator, exactly once."""
-    email = data["email"]
-    if _email_taken(email):
-        raise BadRequest(_("User with this email already exists"))
-    password_hash = passwords.hash_password(data["password"])
-    for may_claim_admin in (True, False):
-        claims_admin = may_claim_admin and count_users() == 0
-        user = User(id=new_id(), email=email, password_hash=password_hash, full_name=data.get("full_name"),
-                    role=ROLE_ADMIN if claims_admin else ROLE_USER, password_changed_at=_whole_second())
-        db.session.add(user)
-        if claims_admin:
-            db.session.add(InstallationClaim(name=FIRST_ADMIN_CLAIM, value=user.id, claimed_at=utcnow()))
-        try:
-            db.session.commit()
-            return user
-        except IntegrityError:
-            db.session.rollback()
-            if _email_taken(email):
-                raise BadRequest(_("User with this email already exists")) from None
-            # Another registration claimed the administrator role first: register as a user.
-    raise BadRequest(_("User with this email already exists"))
 
 
 # -- sign-in ---------------------------------------------------------------------------
@@ -117,22 +81,6 @@ def clear_lockout(email):
 
 # -- passwords -------------------------------------------------------------------------
 
-def _whole_second():
-    return utcnow().replace(microsecond=0)
-
-
-def set_password(user, new_password):
-    """Store a new password; every token issued before now stops working (pca)."""
-    changed_at = _whole_second()
-    if user.password_changed_at and changed_at <= user.password_changed_at:
-        changed_at = user.password_changed_at + timedelta(seconds=1)
-    user.password_hash = passwords.hash_password(new_password)
-    user.password_changed_at = changed_at
-    user.has_usable_password = True
-    user.reset_token_hash = None
-    user.reset_token_expires_at = None
-
-
 def change_password(user, current_password, new_password):
     """Change the password after checking the current one; returns a fresh token."""
     if not user.has_usable_password:
@@ -153,13 +101,11 @@ def change_password(user, current_password, new_password):
 
 def linked_providers(user):
     """OAuth identities linked to the account."""
-    from ..oauth.accounts import linked_identities
-
     return linked_identities(user)
 
 
 def subscription_summary(user):
-    """The active plan in the reference's shape: {plan: {name, price_usd, max_projects, max_diagrams}}."""
+    """The active plan in the shape the browser client reads: {plan: {name, price_usd, max_projects, max_diagrams}}."""
     return plan_summary(user)
 
 

@@ -8,6 +8,7 @@ from flask import current_app, render_template
 from flask_babel import force_locale, get_locale
 
 from .backends import EmailDeliveryError, configured_backend
+from .vendor import active_email_backend
 
 log = logging.getLogger("trazo.email")
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="email")
@@ -23,8 +24,6 @@ class EmailMessage:
 
 def backend():
     """The active backend: an admin-configured vendor when one is active, else the settings."""
-    from ...api.integrations.email_vendor import active_email_backend
-
     return active_email_backend() or configured_backend(current_app.config)
 
 

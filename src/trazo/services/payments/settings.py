@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 
-from ...api.integrations.vendors import active_vendor_config
+from ...core.vendors import active_vendor_config
 from ...models.billing import PROVIDER_STRIPE
 
 log = logging.getLogger(__name__)

@@ -3,10 +3,10 @@ import logging
 
 from flask import current_app
 
-from ...services.crypto import DecryptionError
-from ...services.email.backends import SmtpBackend
-from ...services.email.resend import ResendBackend
-from .vendors import active_vendor_config
+from ...core.vendors import active_vendor_config
+from ..crypto import DecryptionError
+from .backends import SmtpBackend
+from .resend import ResendBackend
 
 log = logging.getLogger("trazo.email")
 

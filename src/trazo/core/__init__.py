@@ -1,0 +1,1 @@
+"""Domain rules several API areas share, below the areas and above the models."""

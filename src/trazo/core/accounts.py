@@ -1,0 +1,86 @@
+"""Account rules shared by registration, OAuth sign-in and the CLI: the first-admin claim, passwords."""
+from datetime import timedelta
+
+from flask_babel import gettext as _
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from ..errors import BadRequest
+from ..extensions import db
+from ..models import InstallationClaim, User
+from ..models.base import new_id, utcnow
+from ..models.security import OAuthIdentity
+from ..models.user import ROLE_ADMIN, ROLE_USER
+from ..services import passwords
+
+FIRST_ADMIN_CLAIM = "first_admin"
+
+
+def count_users():
+    return db.session.scalar(select(func.count()).select_from(User))
+
+
+def email_taken(email):
+    return db.session.scalar(select(User.id).where(User.email == email)) is not None
+
+
+def whole_second():
+    return utcnow().replace(microsecond=0)
+
+
+def create_account(email, taken, attach=None, **fields):
+    """Create and commit an account; the installation's first account becomes the administrator,
+    exactly once (a race-safe claim: the loser of a concurrent claim is created as a user).
+
+    `attach(user)` answers rows to store with the new account; `taken()` tells, after a conflict,
+    that a concurrent request created the account, and then the answer is None."""
+    for may_claim_admin in (True, False):
+        claims_admin = may_claim_admin and count_users() == 0
+        user = User(id=new_id(), email=email, role=ROLE_ADMIN if claims_admin else ROLE_USER, **fields)
+        db.session.add(user)
+        if claims_admin:
+            db.session.add(InstallationClaim(name=FIRST_ADMIN_CLAIM, value=user.id, claimed_at=utcnow()))
+        try:
+            if attach is not None:
+                db.session.flush()  # the user row first: the attached rows refer to it
+                db.session.add_all(attach(user))
+            db.session.commit()
+            return user
+        except IntegrityError:
+            db.session.rollback()
+            if taken():
+                return None
+    return None
+
+
+def register(data):
+    """Create an account; the very first one becomes the administrator, exactly once."""
+    email = data["email"]
+    if email_taken(email):
+        raise BadRequest(_("User with this email already exists"))
+    user = create_account(email, lambda: email_taken(email),
+                          password_hash=passwords.hash_password(data["password"]),
+                          full_name=data.get("full_name"), password_changed_at=whole_second())
+    if user is None:
+        raise BadRequest(_("User with this email already exists"))
+    return user
+
+
+def set_password(user, new_password):
+    """Store a new password; every token issued before now stops working (pca)."""
+    changed_at = whole_second()
+    if user.password_changed_at and changed_at <= user.password_changed_at:
+        changed_at = user.password_changed_at + timedelta(seconds=1)
+    user.password_hash = passwords.hash_password(new_password)
+    user.password_changed_at = changed_at
+    user.has_usable_password = True
+    user.reset_token_hash = None
+    user.reset_token_expires_at = None
+
+
+def linked_identities(user):
+    """The identities linked to the account, oldest first (shown by /users/me)."""
+    rows = db.session.scalars(select(OAuthIdentity).where(OAuthIdentity.user_id == user.id)
+                              .order_by(OAuthIdentity.linked_at))
+    return [{"provider": row.provider, "provider_user_id": row.provider_user_id, "linked_at": row.linked_at}
+            for row in rows]
