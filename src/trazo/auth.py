@@ -1,4 +1,4 @@
-"""Tokens, the current user and access decorators (API.md §4).
+"""Tokens, the current user and access decorators (the token rules are in docs/api.md).
 
 Access tokens are issued by flask-jwt-extended with `type: "access"`, `pca` (password changed
 at, Unix seconds) and `auth_time` (when the sign-in that issued it proved who the user is). They
@@ -120,7 +120,7 @@ def token_subject():
 
 
 def authenticated_user():
-    """The active user the request's access token belongs to, or a 401 (API.md §4)."""
+    """The active user the request's access token belongs to, or a 401 (docs/api.md)."""
     if "current_user" in g:
         return g.current_user
     claims, refusal = _verify_access_token()

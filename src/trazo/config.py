@@ -1,4 +1,4 @@
-"""Settings from the environment (API.md §12), built once per create_app() call."""
+"""Settings from the environment (listed in the README), built once per create_app() call."""
 import base64
 import binascii
 import json

@@ -18,7 +18,7 @@ def _holds_nul(value):
 
 
 class BaseSchema(ma.Schema):
-    """Unknown fields are dropped, never an error and never stored (API.md §1)."""
+    """Unknown fields are dropped, never an error and never stored (docs/api.md)."""
 
     class Meta:
         unknown = EXCLUDE
@@ -74,7 +74,7 @@ class PageQuerySchema(BaseSchema):
 
 
 class PageSchema(BaseSchema):
-    """The reference's page fields; subclasses add `items`."""
+    """The page fields the browser client reads (docs/api.md); subclasses add `items`."""
 
     total = ma.fields.Integer(required=True)
     page = ma.fields.Integer(required=True)
@@ -83,7 +83,7 @@ class PageSchema(BaseSchema):
 
 
 def page_envelope(items, total, page, page_size):
-    """The reference's page shape: items, total, page, page_size, total_pages."""
+    """The page shape the browser client reads: items, total, page, page_size, total_pages."""
     return {"items": items, "total": total, "page": page, "page_size": page_size,
             "total_pages": math.ceil(total / page_size) if total else 0}
 

@@ -1,4 +1,4 @@
-"""Plan routes: the public catalog and its administration (SEED §4.9)."""
+"""Plan routes: the public catalog and its administration."""
 from flask.views import MethodView
 
 from ...auth import admin_required

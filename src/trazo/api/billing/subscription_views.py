@@ -1,4 +1,4 @@
-"""Subscription routes of the signed-in user (SEED §4.9)."""
+"""Subscription routes of the signed-in user."""
 
 from ...auth import current_user, login_required
 from . import checkout, invoices, subscriptions

@@ -49,7 +49,7 @@ def _has_question(plain):
 
 
 def guess_mode(content, preset_action=None):
-    """The reference's heuristic: presets first, then the first word, then question marks and keywords."""
+    """As the product we replace guessed: presets first, then the first word, then question marks and keywords."""
     if preset_action == "explain":
         return TEXT
     if preset_action in CODE_PRESETS:

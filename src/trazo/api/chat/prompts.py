@@ -108,5 +108,5 @@ def _clip(text, limit):
 
 
 def estimated_tokens(*texts):
-    """The reference's estimate: four characters a token, plus room for the instructions."""
+    """As the product we replace estimated: four characters a token, plus room for the instructions."""
     return (sum(len(text) for text in texts) + 500) // 4

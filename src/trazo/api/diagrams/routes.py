@@ -1,4 +1,4 @@
-"""Diagrams routes (SEED §4.4); creation lives under /projects/{project_id}/diagrams.
+"""Diagrams routes; creation lives under /projects/{project_id}/diagrams.
 
 Render, fix and convert are other blueprints mounted on the same prefix.
 """

@@ -1,9 +1,9 @@
-"""The diagram types a diagram may have (API.md §6)."""
+"""The diagram types a diagram may have; any other is refused (docs/api.md)."""
 
 # Types the editor works with, each with its own source language.
 SOURCE_TYPES = frozenset({"mermaid", "plantuml", "d2", "dbml"})
 FREEHAND = "freehand"
-# The reference's default type before the editor chose one; old diagrams still carry it.
+# The default type of the product we replace, before its editor chose one; old diagrams still carry it.
 LEGACY_TYPES = frozenset({"flowchart"})
 # Text languages a Kroki-compatible renderer draws, kept to the ones without file or network access.
 RENDERABLE_TYPES = frozenset({

@@ -1,4 +1,4 @@
-"""Folders routes (SEED §4.4); creation lives under /projects/{project_id}/folders."""
+"""Folders routes; creation lives under /projects/{project_id}/folders."""
 from flask.views import MethodView
 from flask_smorest import Blueprint
 

@@ -1,4 +1,4 @@
-"""Multi-factor authentication routes (SEED §4.2)."""
+"""Multi-factor authentication routes (token rules: docs/api.md)."""
 from flask_smorest import Blueprint
 
 from ...auth import admin_required, current_user, login_required

@@ -8,6 +8,7 @@ from flask_babel import gettext as _
 from .export_layout import MANIFEST, README, description_file, diagram_texts
 from .export_text import type_label
 
+# The name the product we replace gave its archives, kept so exports move both ways: docs/export-format.md.
 FORMAT = "diagramahub-export"
 FORMAT_VERSION = 1
 # The end of central directory record, plus the ZIP64 records zipfile adds past 65,535 entries.

@@ -1,4 +1,4 @@
-"""Projects routes, plus the folder and diagram creations nested under a project (SEED §4.4)."""
+"""Projects routes, plus the folder and diagram creations nested under a project."""
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
