@@ -9,7 +9,7 @@ from trazo.services.render import cache as render_cache
 from ..api.ai.providers import fake_providers, provider_servers  # noqa: F401  (fixtures)
 from ..api.billing.conftest import configure, stripe_api, stripe_server  # noqa: F401  (fixtures)
 from ..api.security.conftest import google_server, resend_server  # noqa: F401  (fixtures)
-from ..api.sharing.kroki_server import KrokiServer
+from ..api.sharing.conftest import kroki_server  # noqa: F401  (fixture)
 from ..helpers import PASSWORD, ApiClient
 from .browser import Browser
 
@@ -52,14 +52,6 @@ def owner(signed_up):
 def ada(owner, signed_up):
     """A regular account, signed in."""
     return signed_up("ada@example.com")
-
-
-@pytest.fixture(scope="session")
-def kroki_server():
-    server = KrokiServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -59,10 +59,6 @@ CONNECT_TIMEOUT = 10
 READ_SIZE = 8192
 
 
-def _exceeded(clock):
-    return DeadlineExceeded(f"deadline of {clock.seconds} s exceeded")
-
-
 class StreamedCall:
     """A streamed answer under its deadline; `chunks()` yields what arrives, `close()` ends the call."""
 
@@ -104,7 +100,7 @@ class StreamedCall:
             if self.interrupted:
                 return
             if self.clock.expired and not isinstance(exc, (DeadlineExceeded, ResponseTooLarge)):
-                raise _exceeded(self.clock) from exc
+                raise self.clock.exceeded() from exc
             raise
 
     def read(self):
@@ -153,7 +149,7 @@ class Answer:
 
 def open_stream(http, method, url, *, seconds, max_bytes=None, public_only=False, allowed_private=(),
                 **kwargs):
-    """Send the request; return a StreamedCall once the headers are in (see the package docstring)."""
+    """Send the request; return a StreamedCall once the headers are in (see the module docstring)."""
     clock = Deadline(seconds)
     kwargs.setdefault("timeout", (min(CONNECT_TIMEOUT, seconds), seconds))
     if public_only:
@@ -164,7 +160,7 @@ def open_stream(http, method, url, *, seconds, max_bytes=None, public_only=False
     except Exception as exc:
         clock.cancel()
         if clock.expired and not isinstance(exc, DeadlineExceeded):
-            raise _exceeded(clock) from exc
+            raise clock.exceeded() from exc
         raise
     call = StreamedCall(clock, response, max_bytes)
     sock = call.sock()
@@ -174,7 +170,7 @@ def open_stream(http, method, url, *, seconds, max_bytes=None, public_only=False
 
 
 def request(http, method, url, *, seconds, max_bytes=None, public_only=False, allowed_private=(), **kwargs):
-    """A whole call under one deadline, returned as an Answer (see the package docstring)."""
+    """A whole call under one deadline, returned as an Answer (see the module docstring)."""
     call = open_stream(http, method, url, seconds=seconds, max_bytes=max_bytes, public_only=public_only,
                        allowed_private=allowed_private, **kwargs)
     content = call.read()

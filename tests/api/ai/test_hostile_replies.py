@@ -5,6 +5,7 @@ import pytest
 
 from trazo.services.ai.repair_prompts import read_convert_reply, read_fix_reply
 from trazo.services.ai.text import extract_code
+from trazo.services.ai.transport import sse_data
 from trazo.services.ai.validator import MAX_CHECKED_CHARS, syntax_problems
 from trazo.services.render.diagnostics import clean_message, find_line
 
@@ -86,3 +87,21 @@ def test_renderer_error_readers_take_under_a_second_on_every_hostile_text(read):
 ])
 def test_find_line_reads_each_renderers_convention(text, line):
     assert find_line(text) == line
+
+
+class _Trickled:
+    """A streamed answer as the transport reads it: what arrived, one small piece at a time."""
+
+    def __init__(self, pieces):
+        self.pieces = pieces
+
+    def chunks(self):
+        return iter(self.pieces)
+
+
+def test_a_stream_of_one_long_line_in_small_pieces_is_read_in_linear_time():
+    pieces = [b"data: " + b"x" * 10] + [b"y" * 16] * (AI_MAX_RESPONSE_BYTES // 16) + [b"\n\ndata: [DONE]\n\n"]
+    started = time.thread_time()
+    events = list(sse_data(_Trickled(pieces)))
+    assert time.thread_time() - started < 1  # every piece rescanned all that was pending before
+    assert len(events) == 2 and events[1] == "[DONE]" and len(events[0]) == 10 + AI_MAX_RESPONSE_BYTES // 16 * 16

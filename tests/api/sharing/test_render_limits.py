@@ -38,47 +38,43 @@ def test_a_complete_digraph_is_refused_before_it_reaches_a_renderer(client):
         "El grafo tiene 14280 aristas; como máximo se pueden renderizar 2000")
 
 
-def test_six_concurrent_attacks_do_not_starve_a_trivial_render(app, client, settings):
-    settings(RENDER_BACKEND="local", RENDER_TIMEOUT=20)
+def _trivial_render_during(app, client, attack_source, attackers, network, settle=0.0):
+    """Render TRIVIAL while `attackers` clients, each from an address of its own, render
+    attack_source(number); the trivial render must succeed: (the seconds it took, each attacker's response)."""
     answers = []
 
     def attack(number):
-        attacker = ApiClient(app.test_client(), f"10.66.0.{number + 1}")
-        answers.append(_render(attacker, ATTACK).status_code)
+        attacker = ApiClient(app.test_client(), f"{network}.{number + 1}")
+        answers.append(_render(attacker, attack_source(number)))
 
-    attackers = [threading.Thread(target=attack, args=(number,)) for number in range(6)]
-    for thread in attackers:
+    threads = [threading.Thread(target=attack, args=(number,)) for number in range(attackers)]
+    for thread in threads:
         thread.start()
+    time.sleep(settle)
     started = time.monotonic()
     response = _render(client, TRIVIAL)
     waited = time.monotonic() - started
-    for thread in attackers:
+    for thread in threads:
         thread.join()
     assert response.status_code == 200 and "dashboard" in response.get_data(as_text=True)
+    return waited, answers
+
+
+def test_six_concurrent_attacks_do_not_starve_a_trivial_render(app, client, settings):
+    settings(RENDER_BACKEND="local", RENDER_TIMEOUT=20)
+    waited, answers = _trivial_render_during(app, client, lambda _number: ATTACK, 6, "10.66.0")
     assert waited < 5  # it waited for the attack to time out (20 s) before
-    assert answers == [400] * 6
+    assert [answer.status_code for answer in answers] == [400] * 6
 
 
 def test_a_flood_of_costly_renders_under_the_caps_does_not_starve_a_trivial_render(app, client, settings):
     # 45 nodes all linked: 1,980 edges (under the cap) that keep dot busy until its CPU limit.
     settings(RENDER_BACKEND="local", RENDER_TIMEOUT=20, RENDER_CPU_SECONDS=3)
-    answers = []
-
-    def attack(number):
-        attacker = ApiClient(app.test_client(), f"10.67.0.{number + 1}")
-        answers.append(_render(attacker, complete_digraph(45) + f"// {number}\n").get_json())
-
-    attackers = [threading.Thread(target=attack, args=(number,)) for number in range(4)]
-    for thread in attackers:
-        thread.start()
-    time.sleep(0.5)  # the costly renders hold every shared slot
-    started = time.monotonic()
-    response = _render(client, TRIVIAL)
-    waited = time.monotonic() - started
-    for thread in attackers:
-        thread.join()
-    assert response.status_code == 200 and "dashboard" in response.get_data(as_text=True)
+    # The costly renders take every shared slot first.
+    waited, answers = _trivial_render_during(
+        app, client, lambda number: complete_digraph(45) + f"// {number}\n", 4, "10.67.0", settle=0.5)
     assert waited < 3  # it waited for a shared slot, 6 s or more on two cores, before
+    answers = [answer.get_json() for answer in answers]
     bounded = ({"detail": "The diagram is too large or too complex to render"},  # at its CPU limit
                {"detail": "The rendering service did not answer in time"})  # a host too loaded to reach it
     assert len(answers) == 4 and all(answer in bounded for answer in answers)

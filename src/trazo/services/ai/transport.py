@@ -94,15 +94,24 @@ def read(call, provider):
         raise translate(exc, provider) from exc
 
 
+def _text(line):
+    return bytes(line).rstrip(b"\r").decode("utf-8", errors="replace")
+
+
 def _lines(call):
-    pending = b""
+    """Each line as it completes. Only the new chunk is searched for a line break, so a long line sent in
+    small pieces costs linear time, not a rescan of everything pending at every piece."""
+    pending = bytearray()
     for chunk in call.chunks():
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        for line in complete:
-            yield line.rstrip(b"\r").decode("utf-8", errors="replace")
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            pending += chunk[start:end]
+            yield _text(pending)
+            pending.clear()
+            start = end + 1
+        pending += chunk[start:]
     if pending:
-        yield pending.rstrip(b"\r").decode("utf-8", errors="replace")
+        yield _text(pending)
 
 
 def sse_data(call):

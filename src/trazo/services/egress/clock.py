@@ -46,9 +46,13 @@ class Deadline:
     def remaining(self):
         return max(0.0, self.ends - time.monotonic())
 
+    def exceeded(self):
+        """The error of a call that ran past this deadline."""
+        return DeadlineExceeded(f"deadline of {self.seconds} s exceeded")
+
     def check(self):
         if self.expired:
-            raise DeadlineExceeded(f"deadline of {self.seconds} s exceeded")
+            raise self.exceeded()
 
     def watch(self, sock):
         """Shut `sock` down at the deadline (at once if it has passed)."""
@@ -104,7 +108,7 @@ def deadline(seconds):
             yield clock
     except Exception as exc:
         if clock.expired and not isinstance(exc, DeadlineExceeded):
-            raise DeadlineExceeded(f"deadline of {seconds} s exceeded") from exc
+            raise clock.exceeded() from exc
         raise
     finally:
         clock.cancel()
