@@ -6,13 +6,9 @@ import pytest
 from ...helpers import error_detail
 from ...servers import free_port
 from .providers import add_provider
+from .test_generation import DESCRIBE, GENERATE, IMPROVE, MERMAID, REFINE
 
-MERMAID = "flowchart TD\n  A[\"Start\"] --> B[\"End\"]"
 FENCED = f"```mermaid\n{MERMAID}\n```"
-GENERATE = {"description": "A two step flow from start to end", "diagram_type": "mermaid"}
-IMPROVE = {"diagram_code": "flowchart TD\n  A --> B", "improvement_request": "Add labels", "diagram_type": "mermaid"}
-DESCRIBE = {"diagram_code": MERMAID, "diagram_type": "mermaid"}
-REFINE = {**DESCRIBE, "current_description": "## Overview\nA flow.", "refinement_request": "Shorter"}
 NO_PROVIDER = {"en": "No active AI provider configured. Please add an API key in settings.",
                "es": "No hay ningún proveedor de IA activo. Añade una clave API en los ajustes."}
 NO_PROVIDER_SHORT = {"en": "No active AI provider configured.", "es": "No hay ningún proveedor de IA activo."}
