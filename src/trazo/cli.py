@@ -3,18 +3,12 @@ import click
 from flask_babel import force_locale
 from marshmallow import ValidationError
 
-SEEDERS = []
-
-
-def seeder(func):
-    """Register an idempotent function that `flask seed` runs."""
-    SEEDERS.append(func)
-    return func
+from .api.users.admin import create_or_promote_admin
+from .core.seeding import SEEDERS
+from .services.audit import audit_cli
 
 
 def register_commands(app):
-    from .services.audit import audit_cli
-
     app.cli.add_command(audit_cli)
 
     @app.cli.command("create-admin")
@@ -23,8 +17,6 @@ def register_commands(app):
     @click.option("--full-name", default=None)
     def create_admin(email, password, full_name):
         """Create an administrator, or make an existing account one."""
-        from .api.users.admin import create_or_promote_admin
-
         if password is None:
             password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
         with force_locale("en"):

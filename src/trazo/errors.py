@@ -290,3 +290,10 @@ def register_error_handlers(app):
     def handle_unexpected(error):
         log.exception("unhandled error", exc_info=error)
         return error_response(InternalServerError.code, _("Internal server error"))
+
+
+def found_or_404(row, message):
+    """`row`, or a 404 with `message` when the lookup found nothing (never 403: no existence leak)."""
+    if row is None:
+        raise NotFound(message)
+    return row

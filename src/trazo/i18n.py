@@ -3,7 +3,7 @@
 from flask import current_app, has_request_context, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from . import strict_json
+from .strict_json import loads
 
 BODY_LANGUAGE = "language_from_body"
 
@@ -35,7 +35,7 @@ def body_language(supported):
     if not getattr(view, BODY_LANGUAGE, False) or not request.is_json:
         return None
     try:
-        body = strict_json.loads(request.get_data(cache=True))
+        body = loads(request.get_data(cache=True))
     except (ValueError, RequestEntityTooLarge):
         return None  # a body refused (as JSON, or for its size) names no language: Accept-Language words it
     value = body.get("language") if isinstance(body, dict) else None

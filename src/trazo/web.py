@@ -10,8 +10,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from werkzeug.exceptions import NotFound, RequestEntityTooLarge
 
-from . import strict_json
 from .errors import ValidationFailed
+from .strict_json import is_acceptable
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -90,7 +90,7 @@ def register_request_hooks(app):
     def refuse_unacceptable_json():
         if request.is_json and request.routing_exception is None:
             data = request.get_data(cache=True)
-            if data and not strict_json.is_acceptable(data):
+            if data and not is_acceptable(data):
                 raise ValidationFailed(None, _("Invalid JSON body."), "json_invalid")
 
     fixed_headers = security_headers(app.config)

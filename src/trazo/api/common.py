@@ -5,7 +5,6 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import EXCLUDE, ValidationError
 
-from ..errors import NotFound
 from .fast_dump import dump_plan
 
 
@@ -86,13 +85,6 @@ def page_envelope(items, total, page, page_size):
     """The page shape the browser client reads: items, total, page, page_size, total_pages."""
     return {"items": items, "total": total, "page": page, "page_size": page_size,
             "total_pages": math.ceil(total / page_size) if total else 0}
-
-
-def found_or_404(row, message):
-    """`row`, or a 404 with `message` when the lookup found nothing (never 403: no existence leak)."""
-    if row is None:
-        raise NotFound(message)
-    return row
 
 
 def not_blank(value):

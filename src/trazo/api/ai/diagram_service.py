@@ -6,12 +6,12 @@ from dataclasses import replace
 
 from flask_babel import gettext as _
 
+from ...core.ownership import owned_diagram
 from ...errors import N_, AppError, BadRequest
 from ...services.ai import prompts, repair_prompts
 from ...services.ai.client import complete
 from ...services.ai.errors import empty_response_error, truncated_error
 from ...services.ai.validator import code_language, syntax_problems
-from ..projects.access import owned_diagram
 from .generation_service import Timer, content_language, prepare_call
 from .settings_service import NoActiveProvider
 

@@ -2,7 +2,7 @@
 import marshmallow as ma
 
 from ..common import BaseSchema
-from ..projects.fields import DESCRIPTION_MAX, DiagramType
+from ..fields import DESCRIPTION_MAX, DiagramType
 from .schemas import CodeDiagramType, ProviderChoice
 
 MAX_CODE = 200_000

@@ -8,7 +8,7 @@ from marshmallow import ValidationError, validates_schema
 from ...services.ai.catalog import PROVIDER_NAMES, PROVIDER_TYPES
 from ...services.ai.validator import code_language
 from ..common import BaseSchema, Timestamp
-from ..projects.fields import DiagramType
+from ..fields import DiagramType
 
 MIN_KEY_LENGTH = 10
 MAX_KEY_LENGTH = 500

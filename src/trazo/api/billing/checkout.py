@@ -4,13 +4,14 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from ...core.plans import current_subscription, free_plan
 from ...errors import BadRequest
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.billing import ACTIVE, CANCELLED, Plan, Subscription
 from .catalog_sync import catalog_entry, gateway_changes
 from .gateway import release_connection, require_gateway
-from .plans import current_subscription, free_plan, plan_or_404
+from .plans import plan_or_404
 
 
 def _profile_url(extra=""):

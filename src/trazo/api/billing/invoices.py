@@ -6,13 +6,13 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from ...core.money import from_unix, to_major
 from ...errors import GatewayTimeout, NotFound, UpstreamError
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.billing import Invoice, Subscription
 from ...services.payments import GatewayObjectMissing
 from .gateway import release_connection, require_gateway
-from .money import from_unix, to_major
 
 log = logging.getLogger(__name__)
 

@@ -11,14 +11,15 @@ from flask_babel import gettext as _
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 
+from ...core.money import to_minor
+from ...core.plans import free_plan
 from ...errors import BadRequest, Conflict, NotFound
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.billing import BASE_CURRENCY, FREE_PLAN_CODE, SUPPORTED_CURRENCIES, Plan, PlanPrice, Subscription
 from .catalog_sync import CatalogEntry, archive_product, catalog_entry, gateway_changes
 from .gateway import optional_gateway, release_connection
-from .money import to_minor
-from .plans import free_plan, plan_or_404, plan_view, subscriber_counts
+from .plans import plan_or_404, plan_view, subscriber_counts
 
 
 def _supported(currency):

@@ -2,14 +2,15 @@
 rule that an account with a running paid subscription cannot be deleted."""
 from flask_babel import gettext as _
 
-from ...errors import BadRequest, Forbidden
+from ...core.money import from_unix
+from ...core.plans import current_subscription, free_plan, plan_for
+from ...core.quotas import count_resources
+from ...errors import BadRequest
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.billing import ACTIVE, CANCELLED, RESOURCE_TYPES, Subscription
 from .gateway import release_connection, require_gateway
-from .limits import count_resources
-from .money import from_unix
-from .plans import current_subscription, free_plan, plan_for, plan_view
+from .plans import plan_view
 
 ADMIN_PLAN_CODE = "ADMIN"
 
@@ -104,11 +105,3 @@ def cancel(user, immediate):
     db.session.commit()
     return {"message": _("Subscription cancelled successfully"), "cancel_at": ends, "access_until": ends,
             "immediate": False}
-
-
-def ensure_account_deletable(user):
-    """Refuse to delete an account whose paid subscription would keep being charged."""
-    subscription = current_subscription(user.id)
-    if subscription is not None and subscription.plan.base_amount > 0 and not subscription.cancel_at_period_end:
-        raise Forbidden(_("Cannot delete account with active paid subscription. "
-                          "Please switch to the free plan first."))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
+from ...core.money import from_unix
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
@@ -26,7 +27,6 @@ from ...models.billing import (
     Subscription,
 )
 from .invoices import invoice_subscription_id, object_id, record_invoice
-from .money import from_unix
 
 log = logging.getLogger(__name__)
 

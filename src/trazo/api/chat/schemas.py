@@ -4,7 +4,7 @@ import marshmallow as ma
 from ...models.chat import IMPROVEMENT_STATUSES
 from ...services.ai.catalog import PROVIDER_NAMES
 from ..common import BaseSchema, Timestamp, not_blank
-from ..projects.fields import DiagramType
+from ..fields import DiagramType
 
 PRESET_ACTIONS = ("explain", "improve_ui", "improve_process", "fix")
 LANGUAGES = ("es", "en")

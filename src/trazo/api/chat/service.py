@@ -2,11 +2,10 @@
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
-from ...errors import BadRequest
+from ...core.ownership import owned_diagram
+from ...errors import BadRequest, found_or_404
 from ...extensions import db
 from ...models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession
-from ..common import found_or_404
-from ..projects.access import owned_diagram
 
 
 def owned_session(user, session_id):

@@ -3,7 +3,7 @@ import marshmallow as ma
 
 from ...models.content import DEFAULT_DIAGRAM_TYPE, default_diagram_config
 from ..common import BaseSchema, Timestamp
-from ..projects.fields import DESCRIPTION_MAX, DiagramType, Name
+from ..fields import DESCRIPTION_MAX, DiagramType, Name
 
 BACKGROUND_PATTERNS = ("plain", "dots", "grid")
 

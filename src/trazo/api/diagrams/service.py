@@ -2,13 +2,13 @@
 from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
+from ...core.content_limits import ensure_content_fits
+from ...core.ownership import owned_diagram, owned_project
+from ...core.quotas import ensure_room
 from ...errors import NotFound
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, Folder, Project, default_user_preferences, utf8_size
-from ..billing.limits import ensure_room
-from ..projects.access import owned_diagram, owned_project
-from .content import ensure_content_fits
 
 RECENT_COUNT = 4
 # Saving only these (the view and panel layout) keeps updated_at, so "recent" reflects real edits.

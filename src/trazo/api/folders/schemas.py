@@ -4,7 +4,7 @@ import marshmallow as ma
 from ...models.content import DEFAULT_FOLDER_COLOR
 from ..common import BaseSchema, Timestamp
 from ..diagrams.schemas import DiagramSchema
-from ..projects.fields import HexColor, Name
+from ..fields import HexColor, Name
 
 
 class FolderCreateSchema(BaseSchema):

@@ -2,10 +2,10 @@
 from flask_babel import gettext as _
 from sqlalchemy import delete, select, update
 
+from ...core.ownership import owned_folder, owned_project
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, Folder
-from ..projects.access import owned_folder, owned_project
 
 FOLDER_FIELDS = ("id", "name", "color", "project_id", "created_at", "updated_at")
 

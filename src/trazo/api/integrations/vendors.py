@@ -7,12 +7,11 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from ...core.vendors import decrypted_config
-from ...errors import BadRequest, Conflict
+from ...errors import BadRequest, Conflict, found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.security import IntegrationVendor
 from ...services import audit, crypto
-from ..common import found_or_404
 from .catalogue import OAUTH, masked_config, merged_config, missing_fields, vendor_type
 from .checks import CheckFailed, run_check
 

@@ -2,10 +2,11 @@
 from flask_babel import gettext as _
 from sqlalchemy import func, or_, select
 
+from ...errors import found_or_404
 from ...extensions import db
 from ...models import User
 from ...services import audit
-from ..common import found_or_404, page_envelope
+from ..common import page_envelope
 from . import factors, usage
 from .mail import send_disabled_notice
 

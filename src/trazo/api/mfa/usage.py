@@ -5,11 +5,11 @@ users at once (a fixed number of grouped queries, whatever the number of users).
 """
 from sqlalchemy import func, select
 
+from ...core.plans import FREE_PLAN_NAME
 from ...extensions import db
 from ...models.ai import AIProvider
 from ...models.billing import CURRENT_STATUSES, FREE_PLAN_CODE, Plan, Subscription
 from ...models.content import Diagram, Project
-from ..billing.plans import FREE_PLAN_NAME
 
 
 def content_counts(user_ids):

@@ -6,12 +6,12 @@ from datetime import datetime
 from flask_babel import gettext as _
 from sqlalchemy import func, null, select
 
+from ...core.diagram_types import PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
+from ...core.ownership import owned_project
 from ...errors import NotFound
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, Folder
-from ..diagrams.types import PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
-from .access import owned_project
 from .naming import sanitize, unique
 
 MANIFEST = "manifest.json"

@@ -4,8 +4,8 @@ import re
 
 from flask_babel import gettext as _
 
+from ...core.diagram_types import FENCE_LANGUAGES, FREEHAND, RENDERABLE_TYPES
 from ...errors import N_
-from ..diagrams.types import FENCE_LANGUAGES, FREEHAND, RENDERABLE_TYPES
 from .export_layout import diagram_texts
 
 TYPE_LABELS = {"mermaid": "Mermaid", "flowchart": "Mermaid", "plantuml": "PlantUML", "c4plantuml": "C4-PlantUML",

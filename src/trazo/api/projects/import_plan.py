@@ -1,11 +1,11 @@
 """What an upload would create: folders and diagrams, plus what is skipped and why."""
 from dataclasses import dataclass, field
 
-from ..diagrams.content import content_fits
-from ..diagrams.types import DIAGRAM_TYPES, FREEHAND
+from ...core.content_limits import content_fits
+from ...core.diagram_types import DIAGRAM_TYPES, FREEHAND
+from ..fields import HEX_COLOR, NAME_MAX
 from .export_layout import MANIFEST, README
 from .export_zip import FORMAT
-from .fields import HEX_COLOR, NAME_MAX
 from .import_files import is_zip, max_file_bytes, read_archive
 from .import_parse import (
     EXTENSION_TYPES,

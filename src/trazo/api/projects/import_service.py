@@ -6,7 +6,9 @@ from flask_babel import gettext as _
 from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from ...errors import AppError, BadRequest, Forbidden
+from ...core.ownership import owned_project
+from ...core.quotas import ensure_room
+from ...errors import AppError, BadRequest, Forbidden, found_or_404
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.content import (
@@ -18,10 +20,7 @@ from ...models.content import (
     default_user_preferences,
     utf8_size,
 )
-from ..billing.limits import ensure_room
-from ..common import found_or_404
-from .access import owned_project
-from .fields import DESCRIPTION_MAX, NAME_MAX
+from ..fields import DESCRIPTION_MAX, NAME_MAX
 from .import_files import Upload, check_request_limits, upload_name
 from .import_plan import build_plan
 from .naming import unique

@@ -3,7 +3,7 @@ import json
 import math
 import uuid
 
-from ... import strict_json
+from ...strict_json import loads as strict_loads
 
 SHAPES = ("rectangle", "diamond", "ellipse")
 SKETCH_TYPES = frozenset({*SHAPES, "arrow", "line", "text", "freehand"})
@@ -16,7 +16,7 @@ class NotImportable(ValueError):
 def load_json(text):
     """JSON from an untrusted file: NaN/Infinity read as 0; absurd nesting or a lone surrogate is an error."""
     try:
-        return strict_json.loads(text, parse_constant=lambda _constant: 0.0)
+        return strict_loads(text, parse_constant=lambda _constant: 0.0)
     except ValueError as exc:
         raise NotImportable("invalid_json") from exc
 

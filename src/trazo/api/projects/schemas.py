@@ -4,8 +4,8 @@ from flask_smorest.fields import Upload
 
 from ..common import BaseSchema, Timestamp
 from ..diagrams.schemas import DiagramSchema
+from ..fields import Name
 from ..folders.schemas import FolderWithDiagramsSchema
-from .fields import Name
 
 PROJECT_DESCRIPTION_MAX = 500
 EMOJI_MAX = 10

@@ -2,12 +2,12 @@
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
+from ...core.ownership import owned_project
+from ...core.quotas import ensure_within_plan
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Folder, Project
-from ..billing.limits import ensure_within_plan
 from ..folders.service import folder_view
-from .access import owned_project
 
 
 def project_view(project, type_counts):

@@ -4,11 +4,12 @@ import hashlib
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
+from ...core.ownership import owned_diagram
+from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.sharing import PromptHistory
-from ..common import found_or_404, page_envelope
-from ..projects.access import owned_diagram
+from ..common import page_envelope
 
 LIKE_ESCAPE = "\\"
 

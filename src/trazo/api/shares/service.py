@@ -5,13 +5,13 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select, update
 
+from ...core.ownership import owned_diagram
+from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram
 from ...models.sharing import ACCESS_PROTECTED, SharedLink
 from ...services.passwords import hash_password
-from ..common import found_or_404
-from ..projects.access import owned_diagram
 from .share_tokens import new_access_code, new_link_token
 
 

@@ -5,6 +5,7 @@ from sqlalchemy import func, select
 
 from ...auth import confirm_recent_sign_in, current_password_matches, issue_access_token
 from ...core.accounts import count_users, linked_identities, set_password
+from ...core.plans import ensure_account_deletable, plan_summary
 from ...errors import AccountLocked, BadRequest, Forbidden, Unauthorized
 from ...extensions import db
 from ...models import User
@@ -12,8 +13,6 @@ from ...models.base import utcnow
 from ...models.user import ROLE_ADMIN
 from ...ratelimit import Lockout
 from ...services import audit, passwords
-from ..billing.plans import plan_summary
-from ..billing.subscriptions import ensure_account_deletable
 from ..mfa.login import start_login_challenge
 
 LOCKOUT_FAILURES = 5

@@ -2,9 +2,9 @@
 from flask_babel import gettext as _
 from sqlalchemy import select
 
-from ...extensions import db
-from ...models.content import Diagram, Folder, Project
-from ..common import found_or_404
+from ..errors import found_or_404
+from ..extensions import db
+from ..models.content import Diagram, Folder, Project
 
 
 def _owned(statement, message):

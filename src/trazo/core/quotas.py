@@ -9,11 +9,11 @@ on each diagram (content and description, UTF-8), compared with the plan's limit
 from flask_babel import gettext as _
 from sqlalchemy import func, select, text
 
-from ...errors import Forbidden
-from ...extensions import db
-from ...models import User
-from ...models.billing import MEGABYTE, RESOURCE_TYPES
-from ...models.content import Diagram, Project
+from ..errors import Forbidden
+from ..extensions import db
+from ..models import User
+from ..models.billing import MEGABYTE, RESOURCE_TYPES
+from ..models.content import Diagram, Project
 from .plans import plan_for
 
 

@@ -3,9 +3,9 @@ having their own."""
 from flask import current_app
 from flask_babel import gettext as _
 
-from ...errors import ValidationFailed
-from ...models.content import utf8_size
-from .types import FREEHAND
+from ..errors import ValidationFailed
+from ..models.content import utf8_size
+from .diagram_types import FREEHAND
 
 
 def content_limit(diagram_type):

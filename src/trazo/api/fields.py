@@ -5,7 +5,7 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
-from ..diagrams.types import DIAGRAM_TYPES
+from ..core.diagram_types import DIAGRAM_TYPES
 
 NAME_MAX = 100
 DESCRIPTION_MAX = 50_000
