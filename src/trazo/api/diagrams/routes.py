@@ -3,10 +3,10 @@
 Render, fix and convert are other blueprints mounted on the same prefix.
 """
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
-from ...auth import current_user, login_required
+from ...auth import current_user
 from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema
+from ..blueprint import Blueprint
 from ..common import MessageSchema
 from . import service
 from .schemas import (
@@ -21,19 +21,15 @@ blp = Blueprint("diagrams", __name__, description="Diagrams and rendering")
 
 
 @blp.route("/recent")
-@login_required
 @blp.response(200, RecentDiagramSchema(many=True))
 def recent():
     """List my four most recently edited diagrams"""
     return service.recent_diagrams(current_user)
 
 
-@blp.route("/<diagram_id>")
+@blp.route("/<diagram_id>", not_found="Diagram not found")
 class DiagramItem(MethodView):
-    decorators = [login_required]
-
     @blp.response(200, DiagramSchema)
-    @blp.alt_response(404, "DEFAULT_ERROR", description="Diagram not found")
     def get(self, diagram_id):
         """Read a diagram"""
         return service.get_diagram(current_user, diagram_id)
@@ -41,34 +37,28 @@ class DiagramItem(MethodView):
     @blp.arguments(DiagramUpdateSchema)
     @blp.response(200, DiagramSchema)
     @blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
-    @blp.alt_response(404, "DEFAULT_ERROR", description="Diagram or folder not found")
     def put(self, data, diagram_id):
         """Update a diagram"""
         return service.update_diagram(current_user, diagram_id, data)
 
     @blp.response(200, MessageSchema)
-    @blp.alt_response(404, "DEFAULT_ERROR", description="Diagram not found")
     def delete(self, diagram_id):
         """Delete a diagram"""
         return service.delete_diagram(current_user, diagram_id)
 
 
-@blp.route("/<diagram_id>/move", methods=["POST"])
-@login_required
+@blp.route("/<diagram_id>/move", methods=["POST"], not_found="Diagram or target project not found")
 @blp.arguments(DiagramMoveSchema)
 @blp.response(200, DiagramSchema)
-@blp.alt_response(404, "DEFAULT_ERROR", description="Diagram or target project not found")
 def move(data, diagram_id):
     """Move a diagram to the root of another project"""
     return service.move_diagram(current_user, diagram_id, data["target_project_id"])
 
 
-@blp.route("/<diagram_id>/duplicate", methods=["POST"])
-@login_required
+@blp.route("/<diagram_id>/duplicate", methods=["POST"], not_found="Diagram not found")
 @blp.arguments(DiagramDuplicateSchema)
 @blp.response(200, DiagramSchema)
 @blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
-@blp.alt_response(404, "DEFAULT_ERROR", description="Diagram not found")
 def duplicate(data, diagram_id):
     """Copy a diagram under a new title"""
     return service.duplicate_diagram(current_user, diagram_id, data["title"])

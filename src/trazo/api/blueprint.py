@@ -1,0 +1,68 @@
+"""The blueprint every area uses: a route declares who may call it and which object its path names, and the
+blueprint both enforces the first and documents the common answers (docs/api.md, "Authentication").
+
+    blp = Blueprint("diagrams", __name__, description="Diagrams")
+
+    @blp.route("/<diagram_id>", not_found="Diagram not found")       # a signed-in user (the default)
+    @blp.route("/plans", auth=PUBLIC)                                # anyone
+    @blp.route("/admin/plans", auth=ADMIN)                           # administrators
+    @blp.route("/<diagram_id>/share", auth={"GET": USER, "DELETE": ADMIN})
+
+What each level adds to every operation of the route (a function view, or each method of a MethodView):
+- USER: the access-token check before anything else runs (so a missing token is a 401 even when the body
+  is invalid), the bearer security requirement and a documented 401;
+- ADMIN: the same with the administrator check, and a documented 403;
+- PUBLIC: no check, and `security: []` in the document.
+Every route documents 429 (every route has a rate limit); `not_found` documents the 404 its lookup answers.
+"""
+import flask_smorest
+from flask.views import MethodView
+
+from ..auth import admin_required, login_required
+from ..errors import ErrorSchema
+
+USER, ADMIN, PUBLIC = "user", "admin", "public"
+BEARER = [{"bearerAuth": []}]
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest's Blueprint whose `route` takes `auth` and `not_found` (see the module's docstring)."""
+
+    def route(self, rule, *, auth=USER, not_found=None, parameters=None, tags=None, **options):
+        register = super().route(rule, parameters=parameters, tags=tags, **options)
+
+        def decorator(view):
+            if isinstance(view, type) and issubclass(view, MethodView):
+                for method in self.HTTP_METHODS:
+                    if method in view.methods and ("methods" not in options or method in options["methods"]):
+                        name = method.lower()
+                        setattr(view, name, self._guard(getattr(view, name), _level(auth, method), not_found))
+                return register(view)
+            methods = options.get("methods", ("GET",))
+            levels = {_level(auth, method) for method in methods}
+            if len(levels) != 1:
+                raise ValueError(f"{rule}: a function view has one access level for all its methods")
+            return register(self._guard(view, levels.pop(), not_found))
+
+        return decorator
+
+    def _guard(self, func, level, not_found):
+        """`func` with its access check and the documentation of its common answers."""
+        func = self.alt_response(429, schema=ErrorSchema, description="Too many requests (see Retry-After)")(func)
+        if not_found:
+            func = self.alt_response(404, schema=ErrorSchema, description=not_found)(func)
+        if level == PUBLIC:
+            return self.doc(security=[])(func)
+        if level == ADMIN:
+            func = self.alt_response(403, schema=ErrorSchema, description="Admin access required")(func)
+            check = admin_required
+        elif level == USER:
+            check = login_required
+        else:
+            raise ValueError(f"unknown access level {level!r}; expected USER, ADMIN or PUBLIC")
+        func = self.alt_response(401, schema=ErrorSchema, description="Missing, invalid or expired access token")(func)
+        return check(self.doc(security=BEARER)(func))
+
+
+def _level(auth, method):
+    return auth.get(method, USER) if isinstance(auth, dict) else auth
