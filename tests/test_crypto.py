@@ -4,7 +4,7 @@ import base64
 import pytest
 
 from trazo import create_app
-from trazo.services import crypto
+from trazo.core import crypto
 
 
 def _key(byte):

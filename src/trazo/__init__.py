@@ -10,29 +10,31 @@ from . import web
 from .cli import register_commands
 from .config import load_config
 from .errors import register_error_handlers
-from .extensions import api as rest_api
-from .extensions import babel, cors, db, jwt, limiter, migrate, oauth
+from .extensions import babel, cors, db, jwt, migrate, oauth
 from .i18n import select_locale
-from .ratelimit import DEFAULT_LIMITS
+from .ratelimit import DEFAULT_LIMITS, init_limiter
+from .web import api as rest_api
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
 def register_blueprints(prefix):
     """One line per API area (every area under the API prefix except health)."""
-    from .api.ai.diagram_routes import blp as diagram_ai_blp
     from .api.ai.routes import blp as ai_blp
+    from .api.ai.routes import diagram_blp as diagram_ai_blp
     from .api.audit.routes import blp as audit_blp
     from .api.billing.routes import admin_plans_blp, plans_blp, subscriptions_blp, webhooks_blp
     from .api.chat.routes import blp as chat_blp
     from .api.diagrams.routes import blp as diagrams_blp
+    from .api.diagrams.routes import project_diagrams_blp
     from .api.folders.routes import blp as folders_blp
+    from .api.folders.routes import project_folders_blp
     from .api.health.routes import blp as health_blp
     from .api.integrations.routes import blp as integrations_blp
     from .api.mfa.routes import blp as mfa_blp
     from .api.oauth.routes import blp as oauth_blp
     from .api.projects.routes import blp as projects_blp
-    from .api.prompts.routes import blp as prompts_blp
+    from .api.prompt_history.routes import blp as prompts_blp
     from .api.render.routes import blp as render_blp
     from .api.shares.routes import blp as shared_links_blp
     from .api.shares.routes import public_blp as shared_public_blp
@@ -43,6 +45,8 @@ def register_blueprints(prefix):
     rest_api.register_blueprint(mfa_blp, url_prefix=f"{prefix}/mfa")
     rest_api.register_blueprint(oauth_blp, url_prefix=f"{prefix}/oauth")
     rest_api.register_blueprint(projects_blp, url_prefix=f"{prefix}/projects")
+    rest_api.register_blueprint(project_folders_blp, url_prefix=f"{prefix}/projects")
+    rest_api.register_blueprint(project_diagrams_blp, url_prefix=f"{prefix}/projects")
     rest_api.register_blueprint(folders_blp, url_prefix=f"{prefix}/folders")
     rest_api.register_blueprint(diagrams_blp, url_prefix=f"{prefix}/diagrams")
     rest_api.register_blueprint(diagram_ai_blp, url_prefix=f"{prefix}/diagrams")
@@ -77,7 +81,7 @@ def create_app(overrides=None, env=None):
     migrate.init_app(app, db, directory=str(MIGRATIONS))
     rest_api.init_app(app, spec_kwargs=web.spec_kwargs())
     jwt.init_app(app)
-    limiter.init_app(app)
+    init_limiter(app)
     babel.init_app(app, locale_selector=select_locale)
     cors.init_app(app, **web.cors_options(app.config))
     oauth.init_app(app)

@@ -1,131 +1,104 @@
-"""Tokens, the current user and access decorators (the token rules are in docs/api.md).
+"""The request's access token, the current user, access decorators and the checks before sensitive
+changes (the token rules are in docs/api.md, "Authentication and tokens"; issuing and reading tokens
+is core/tokens.py).
 
-Access tokens are issued by flask-jwt-extended with `type: "access"`, `pca` (password changed
-at, Unix seconds) and `auth_time` (when the sign-in that issued it proved who the user is). They
-are verified here with one decode per request, shared by the rate-limit key and the view (the
-extension's own check decoded each token four times and, with a per-user limit, looked the user up
-twice). The MFA login token is signed with a key derived from
-JWT_SECRET_KEY for that purpose alone, so it can never pass as an access token.
+flask-jwt-extended verifies the request's token (`verify_jwt_in_request`), once per request: the
+rate-limit key (`user_or_address`) and the view share the outcome, and the view raises a refusal again
+for the extension's error handlers to answer through the loaders below (401, the localized detail and
+`WWW-Authenticate: Bearer`).
 """
-import hashlib
-import hmac
-import re
 import time
-from datetime import timedelta
 from functools import wraps
 
-import jwt as pyjwt
-from flask import current_app, g, request
+from flask import current_app, g
 from flask_babel import gettext as _
-from flask_jwt_extended import create_access_token
+from flask_jwt_extended import verify_jwt_in_request
+from flask_jwt_extended.exceptions import NoAuthorizationError
 from werkzeug.local import LocalProxy
 
-from .errors import AccountLocked, Forbidden, Unauthorized
-from .extensions import db
+from .core import audit, passwords
+from .core.tokens import ACCESS_TOKEN, SIGN_IN_CLAIM, unix_seconds
+from .errors import AccountLocked, Forbidden, Unauthorized, app_error_response
+from .extensions import db, jwt
 from .models import User
-from .models.base import utcnow
-from .ratelimit import Lockout
-from .services import audit, passwords
+from .ratelimit import Lockout, client_address
 
-MFA_TOKEN_TYPE = "mfa"
-SIGN_IN_CLAIM = "auth_time"
 # Wrong current passwords of a signed-in user, counted per account across every route that asks for it.
 PASSWORD_CHECK_FAILURES = 5
 PASSWORD_CHECK_LOCK_SECONDS = 15 * 60
 
 
-def unix_seconds(moment):
-    return int(moment.timestamp())
+# -- the extension's loaders for access tokens --------------------------------------------
+
+@jwt.token_verification_loader
+def _is_bound_access_token(_header, claims):
+    """An access token (the extension itself refuses only refresh tokens) naming its expiry and the
+    password it is bound to."""
+    return claims["type"] == ACCESS_TOKEN and "exp" in claims and isinstance(claims.get("pca"), int)
 
 
-def issue_access_token(user, lifetime_seconds=None):
-    """A bearer token for `user`, bound to its current password (pca). Only sign-ins call this (password,
-    OAuth, MFA step, a password change), so the token records that moment as its sign-in time."""
-    seconds = lifetime_seconds or current_app.config["ACCESS_TOKEN_EXPIRES"]
-    return create_access_token(
-        identity=user.id,
-        expires_delta=timedelta(seconds=seconds),
-        additional_claims={"pca": unix_seconds(user.password_changed_at), SIGN_IN_CLAIM: unix_seconds(utcnow())},
-    )
+def _refusal(detail=None):
+    return app_error_response(Unauthorized(detail))
 
 
-def _mfa_key():
-    secret = current_app.config["JWT_SECRET_KEY"].encode()
-    return hmac.new(secret, b"trazo-mfa-login-token", hashlib.sha256).hexdigest()
+@jwt.unauthorized_loader
+def _no_token(_reason):
+    return _refusal(_("Not authenticated"))
 
 
-def issue_mfa_token(user, login_id, methods, default_method):
-    """The 5-minute token of a login waiting for its second factor."""
-    now = utcnow()
-    claims = {
-        "sub": user.id,
-        "type": MFA_TOKEN_TYPE,
-        "lid": login_id,
-        "pca": unix_seconds(user.password_changed_at),
-        "methods": list(methods),
-        "default_method": default_method,
-        "iat": unix_seconds(now),
-        "exp": unix_seconds(now) + current_app.config["MFA_TOKEN_EXPIRES"],
-    }
-    return pyjwt.encode(claims, _mfa_key(), algorithm="HS256")
+@jwt.expired_token_loader
+def _expired_token(_header, _claims):
+    return _refusal(_("Token has expired"))
 
 
-def read_mfa_token(token):
-    """Claims of a valid MFA login token, or None when it is invalid, expired or of another type."""
-    try:
-        claims = pyjwt.decode(token or "", _mfa_key(), algorithms=["HS256"],
-                              options={"require": ["exp", "sub", "type", "lid"]})
-    except pyjwt.PyJWTError:
-        return None
-    return claims if claims.get("type") == MFA_TOKEN_TYPE else None
+@jwt.invalid_token_loader
+def _invalid_token(_reason):
+    return _refusal()  # "Could not validate credentials": bad signature, garbage, wrong type, missing claims
 
 
-def _bearer_token():
-    """The token of `Authorization: Bearer <token>`; None when the header is absent or of another scheme."""
-    header = request.headers.get("Authorization", "").strip().strip(",")
-    schemes = [part for part in re.split(r",\s*", header) if part and part.split()[0] == "Bearer"]
-    if len(schemes) != 1:
-        return None
-    parts = schemes[0].split()
-    return parts[1] if len(parts) == 2 else ""
+@jwt.token_verification_failed_loader
+def _unbound_token(_header, _claims):
+    return _refusal()
 
 
-def _verify_access_token():
-    """(claims, None) for a valid access token, else (None, the 401 to answer). One decode per request."""
-    if "access_claims" in g:
-        return g.access_claims, g.access_refusal
-    claims, refusal = None, None
-    token = _bearer_token()
-    if token is None:
-        refusal = _("Not authenticated")
-    else:
-        config = current_app.config
+# -- the request's token and user -------------------------------------------------------
+
+def _access_token():
+    """(claims, None) for a valid access token in the request, else (None, the exception refusing it).
+
+    Checked once per request. Any exception counts as a refusal: the extension raises its own and lets
+    PyJWT's through, and the view raises it again for the extension's handlers to answer.
+    """
+    if "access_token" not in g:
         try:
-            claims = pyjwt.decode(token, config["JWT_SECRET_KEY"], algorithms=[config.get("JWT_ALGORITHM", "HS256")],
-                                  options={"require": ["exp", "sub"]})
-        except pyjwt.ExpiredSignatureError:
-            refusal = _("Token has expired")
-        except pyjwt.PyJWTError:
-            refusal = _("Could not validate credentials")
-        if claims is not None and (claims.get("type") != "access" or not isinstance(claims.get("pca"), int)):
-            claims, refusal = None, _("Could not validate credentials")
-    g.access_claims, g.access_refusal = claims, refusal
-    return claims, refusal
+            checked = verify_jwt_in_request()
+        except Exception as refusal:
+            g.access_token = None, refusal
+        else:  # None for OPTIONS, whose credentials the extension never reads
+            g.access_token = (checked[1], None) if checked else (None, NoAuthorizationError("OPTIONS"))
+    return g.access_token
 
 
 def token_subject():
     """The user id of a valid access token in the request, without reading the database (rate-limit keys)."""
-    claims, _refusal = _verify_access_token()
+    claims, _refusal = _access_token()
     return claims["sub"] if claims else None
+
+
+def user_or_address():
+    """A limit's key: per user when the request carries a valid access token, else per address (an invalid
+    token is answered by the view, not by the key)."""
+    identity = token_subject()
+    return f"user:{identity}" if identity else f"ip:{client_address()}"
 
 
 def authenticated_user():
     """The active user the request's access token belongs to, or a 401 (docs/api.md)."""
     if "current_user" in g:
         return g.current_user
-    claims, refusal = _verify_access_token()
-    if refusal:
-        raise Unauthorized(refusal)
+    claims, refusal = _access_token()
+    if refusal is not None:
+        raise refusal
     user = db.session.get(User, str(claims["sub"]))
     if user is None or not user.is_active:
         raise Unauthorized(_("User not found or inactive"))
@@ -166,7 +139,7 @@ def admin_required(view):
 def signed_in_recently():
     """True when the request's access token comes from a sign-in less than RECENT_SIGN_IN_SECONDS ago
     (tokens without the claim, issued before it existed, are not recent)."""
-    claims, _refusal = _verify_access_token()
+    claims, _refusal = _access_token()
     signed_in_at = (claims or {}).get(SIGN_IN_CLAIM)
     if not isinstance(signed_in_at, int):
         return False

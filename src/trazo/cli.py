@@ -3,9 +3,9 @@ import click
 from flask_babel import force_locale
 from marshmallow import ValidationError
 
-from .api.users.admin import create_or_promote_admin
+from .core.accounts import create_or_promote_admin
+from .core.audit import audit_cli
 from .core.seeding import SEEDERS
-from .services.audit import audit_cli
 
 
 def register_commands(app):

@@ -2,13 +2,11 @@
 machine-readable code helps (the detail stays a text the browser client can show)."""
 import logging
 import math
-import time
 
 import flask_smorest
 import marshmallow as ma
 from flask import jsonify
 from flask_babel import gettext as _
-from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import InternalServerError
 
 log = logging.getLogger(__name__)
@@ -16,7 +14,6 @@ log = logging.getLogger(__name__)
 LOCATIONS = {"json": "body", "form": "body", "files": "body", "json_or_form": "body",
              "query": "query", "querystring": "query", "view_args": "path", "path": "path",
              "headers": "header", "cookies": "cookie"}
-
 
 
 def N_(message):
@@ -220,17 +217,9 @@ def validation_detail(messages):
     return items or [{"loc": ["body"], "msg": _("Invalid request"), "type": "value_error"}]
 
 
-def _retry_after_for_limit():
-    from .extensions import limiter
-
-    current = limiter.current_limit
-    if current is None:
-        return 60
-    return max(1, math.ceil(current.reset_at - time.time()))
-
-
 class Api(flask_smorest.Api):
-    """flask-smorest's Api with our error body and our status mapping."""
+    """flask-smorest's Api with our error body and our status mapping (the limiter's 429 is answered by
+    ratelimit.py, which knows when the limit resets)."""
 
     ERROR_SCHEMA = ErrorSchema
 
@@ -258,10 +247,6 @@ class Api(flask_smorest.Api):
             return error_response(405, _("Method not allowed"), headers)
         if code == 413:
             return error_response(413, _("Request body too large"), headers)
-        if code == 429:
-            seconds = _retry_after_for_limit()
-            headers["Retry-After"] = str(seconds)
-            return error_response(429, too_many_requests_text(seconds), headers)
         if code >= 500:
             original = getattr(error, "original_exception", None)
             if original is not None:
@@ -270,21 +255,15 @@ class Api(flask_smorest.Api):
         return error_response(code, data.get("message") or _(error.description or error.name), headers)
 
 
+def app_error_response(error):
+    """The response of an AppError (its handler, and callbacks that must return a response)."""
+    return error_response(error.status, error.detail, error.headers, error.error_code)
+
+
 def register_error_handlers(app):
-    """AppError and stray exceptions; HTTPException goes through Api.handle_http_exception."""
-
-    @app.errorhandler(AppError)
-    def handle_app_error(error):
-        return error_response(error.status, error.detail, error.headers, error.error_code)
-
-    @app.errorhandler(OperationalError)
-    def handle_database_unavailable(error):
-        # The database went away (restart, failover): nothing was committed; the client may retry.
-        log.warning("database unavailable: %s", error.__class__.__name__)
-        from .extensions import db
-
-        db.session.rollback()
-        return error_response(503, _("Service temporarily unavailable, try again shortly"), {"Retry-After": "5"})
+    """AppError and stray exceptions; HTTPException goes through Api.handle_http_exception (the limiter's
+    429 through ratelimit.py, the database going away through web.py)."""
+    app.register_error_handler(AppError, app_error_response)
 
     @app.errorhandler(Exception)
     def handle_unexpected(error):

@@ -1,15 +1,22 @@
-"""Rate-limit keys, limits read from settings, and counters kept in the limiter's storage.
+"""Limits read from settings, the limiter's 429 answer, and counters kept in the limiter's storage.
 
 The counters (login lockout, code attempts) live where the limits live: in process memory for
-a single worker, in Redis when several workers or hosts share the load.
+a single worker, in Redis when several workers or hosts share the load. The per-user key of a
+limit reads the access token: it is auth.user_or_address.
 """
 import math
 import time
 
 from flask import current_app, request
+from flask_limiter import RateLimitExceeded
 from limits.storage import storage_from_string
 
+from .errors import error_response, too_many_requests_text
+from .extensions import limiter
+
 COUNTER_PREFIX = "trazo-counter"
+# Retry-After when the limiter cannot say which limit was broken.
+UNKNOWN_RESET_SECONDS = 60
 
 
 def client_address():
@@ -17,12 +24,23 @@ def client_address():
     return request.remote_addr or "unknown"
 
 
-def user_or_address():
-    """Per-user key when a valid access token is present, else the address."""
-    from .auth import token_subject  # auth imports the extensions, which import this module
+def init_limiter(app):
+    """Bind the limiter to `app` and answer its refusals: 429, the localized detail and Retry-After."""
+    limiter.init_app(app)
+    app.register_error_handler(RateLimitExceeded, answer_limit_exceeded)
 
-    identity = token_subject()  # an invalid token is reported by the view itself, not by the key
-    return f"user:{identity}" if identity else f"ip:{client_address()}"
+
+def answer_limit_exceeded(_error):
+    seconds = seconds_until_reset()
+    return error_response(429, too_many_requests_text(seconds), {"Retry-After": str(seconds)})
+
+
+def seconds_until_reset():
+    """Whole seconds until the limit this request broke lets a request through again."""
+    current = limiter.current_limit
+    if current is None:
+        return UNKNOWN_RESET_SECONDS
+    return max(1, math.ceil(current.reset_at - time.time()))
 
 
 def limit(name):
@@ -58,8 +76,6 @@ class Counter:
     def _storage():
         """The limiter's storage; when limits are switched off, one of the same kind kept for counters
         (a lockout is a security control, not a rate limit)."""
-        from .extensions import limiter
-
         if limiter.enabled and limiter.initialized:
             return limiter.storage
         extensions = current_app.extensions

@@ -1,5 +1,7 @@
-"""HTTP plumbing around the views: body limits and JSON checks, security headers, CORS, docs, SQLite pragmas."""
+"""HTTP plumbing around the views: the flask-smorest Api, body limits and JSON checks, the answer when the
+database is away, security headers, CORS, docs, SQLite pragmas."""
 import importlib.util
+import logging
 import os
 import re
 
@@ -8,10 +10,17 @@ from flask.sessions import SessionInterface
 from flask_babel import gettext as _
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import NotFound, RequestEntityTooLarge
 
-from .errors import ValidationFailed
+from .api.health.routes import HEALTH_BODY
+from .errors import Api, ValidationFailed, error_response
+from .extensions import db
 from .strict_json import is_acceptable
+
+log = logging.getLogger(__name__)
+# The flask-smorest extension: create_app() binds it and registers every area's blueprint on it.
+api = Api()
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -71,6 +80,9 @@ def body_limit(path):
 
 
 def register_request_hooks(app):
+    """Checks before every view, headers after it, and the answer when the database is away."""
+    app.register_error_handler(OperationalError, answer_database_unavailable)
+
     @app.before_request
     def refuse_nul_in_path():
         # No resource has a NUL in its path; PostgreSQL would refuse the value in a query.
@@ -106,6 +118,13 @@ def register_request_hooks(app):
         return response
 
 
+def answer_database_unavailable(error):
+    """The database went away (restart, failover): nothing was committed; the client may retry."""
+    log.warning("database unavailable: %s", error.__class__.__name__)
+    db.session.rollback()
+    return error_response(503, _("Service temporarily unavailable, try again shortly"), {"Retry-After": "5"})
+
+
 def security_headers(config):
     """The headers every response carries (HSTS and CSP only in production)."""
     headers = list(SECURITY_HEADERS.items())
@@ -120,8 +139,6 @@ def answer_health_probes(wsgi_app, config):
     The answer is the one the route gives (body and security headers). A request carrying an
     Origin header comes from a browser and goes through Flask, which adds its CORS headers.
     """
-    from .api.health.routes import HEALTH_BODY
-
     headers = [("Content-Type", "application/json"), ("Content-Length", str(len(HEALTH_BODY))),
                *security_headers(config)]
 

@@ -2,9 +2,9 @@
 import hashlib
 
 from trazo.extensions import db
+from trazo.models.ai import PromptHistory
 from trazo.models.chat import ChatMessage, ChatSession
 from trazo.models.content import Diagram, Folder, Project
-from trazo.models.sharing import PromptHistory
 
 
 def _fill(user, rows):

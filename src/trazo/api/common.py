@@ -5,8 +5,6 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import EXCLUDE, ValidationError
 
-from .fast_dump import dump_plan
-
 
 def _holds_nul(value):
     if isinstance(value, str):
@@ -28,20 +26,6 @@ class BaseSchema(ma.Schema):
         if _holds_nul(data):
             raise ValidationError(_("Must not contain NUL characters."))
         return data
-
-    def dump(self, obj, *, many=None):
-        """marshmallow's result through a plan built once per schema (see fast_dump)."""
-        plan = self._fast_plan()
-        if plan is None:
-            return super().dump(obj, many=many)
-        if self.many if many is None else many:
-            return [plan(item) for item in obj]
-        return plan(obj)
-
-    def _fast_plan(self):
-        if "_plan" not in self.__dict__:
-            self.__dict__["_plan"] = dump_plan(self)
-        return self.__dict__["_plan"]
 
 
 class NormalizedEmail(ma.fields.Email):
@@ -90,3 +74,15 @@ def page_envelope(items, total, page, page_size):
 def not_blank(value):
     if not value or not value.strip():
         raise ValidationError(_("Must not be blank."))
+
+
+class LoginResultSchema(BaseSchema):
+    """What a sign-in answers (/users/login, the OAuth callback): an access token, or an MFA challenge."""
+
+    access_token = ma.fields.String()
+    token_type = ma.fields.String()
+    mfa_enabled = ma.fields.Boolean()
+    mfa_required = ma.fields.Boolean()
+    mfa_token = ma.fields.String()
+    mfa_default_method = ma.fields.String(allow_none=True)
+    available_methods = ma.fields.List(ma.fields.String())

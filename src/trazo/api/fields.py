@@ -1,15 +1,12 @@
 """Fields shared by the content schemas (projects, folders, diagrams)."""
-import re
-
 import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
+from ..core.content_limits import HEX_COLOR, NAME_MAX
 from ..core.diagram_types import DIAGRAM_TYPES
 
-NAME_MAX = 100
 DESCRIPTION_MAX = 50_000
-HEX_COLOR = re.compile(r"^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
 
 
 class Name(ma.fields.String):

@@ -1,7 +1,10 @@
-"""Account rules shared by registration, OAuth sign-in and the CLI: the first-admin claim, passwords."""
+"""Account rules shared by registration, OAuth sign-in and the CLI: what a new account needs, the
+first-admin claim, passwords."""
 from datetime import timedelta
 
+import marshmallow as ma
 from flask_babel import gettext as _
+from marshmallow import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
@@ -11,9 +14,45 @@ from ..models import InstallationClaim, User
 from ..models.base import new_id, utcnow
 from ..models.security import OAuthIdentity
 from ..models.user import ROLE_ADMIN, ROLE_USER
-from ..services import passwords
+from . import passwords
 
 FIRST_ADMIN_CLAIM = "first_admin"
+FULL_NAME_MAX_LENGTH = 200
+_email_address = ma.validate.Email()
+_full_name = ma.validate.Length(max=FULL_NAME_MAX_LENGTH)
+
+
+def check_new_password(password, email=None, field="password"):
+    """Raise ValidationError for `field` listing every rule of the password policy that `password` breaks
+    (being the account's e-mail address is one)."""
+    try:
+        passwords.check_policy(password, email)
+    except ValidationError as exc:
+        raise ValidationError(exc.messages, field_name=field) from exc
+
+
+def checked_registration(email, password, full_name=None):
+    """{email, password, full_name}, the address trimmed and lower-cased, when they follow the rules of a new
+    account (the users area's RegisterSchema applies the same ones); ValidationError {field: [messages]}
+    otherwise."""
+    errors = {}
+    email = email.strip().lower()
+    try:
+        _email_address(email)
+    except ValidationError as exc:
+        errors["email"], email = exc.messages, None
+    if full_name is not None:
+        try:
+            _full_name(full_name)
+        except ValidationError as exc:
+            errors["full_name"] = exc.messages
+    try:
+        check_new_password(password, email)
+    except ValidationError as exc:
+        errors["password"] = exc.messages
+    if errors:
+        raise ValidationError(errors)
+    return {"email": email, "password": password, "full_name": full_name}
 
 
 def count_users():
@@ -78,9 +117,24 @@ def set_password(user, new_password):
     user.reset_token_expires_at = None
 
 
+def create_or_promote_admin(email, password, full_name=None):
+    """Return (user, created): a new administrator, or an existing account promoted with a new password
+    (the CLI's create-admin)."""
+    data = checked_registration(email, password, full_name)
+    user = db.session.scalar(select(User).where(User.email == data["email"]))
+    if user is None:
+        user = register(data)
+        created = True
+    else:
+        set_password(user, data["password"])
+        created = False
+    user.role = ROLE_ADMIN
+    user.is_active = True
+    db.session.commit()
+    return user, created
+
+
 def linked_identities(user):
     """The identities linked to the account, oldest first (shown by /users/me)."""
-    rows = db.session.scalars(select(OAuthIdentity).where(OAuthIdentity.user_id == user.id)
-                              .order_by(OAuthIdentity.linked_at))
-    return [{"provider": row.provider, "provider_user_id": row.provider_user_id, "linked_at": row.linked_at}
-            for row in rows]
+    return db.session.scalars(select(OAuthIdentity).where(OAuthIdentity.user_id == user.id)
+                              .order_by(OAuthIdentity.linked_at)).all()

@@ -24,6 +24,12 @@ def owned_folder(user, folder_id):
                   _("Folder not found"))
 
 
+def folder_of_project(project_id, folder_id):
+    """The folder `folder_id` of the project `project_id` (one the caller owns), or NotFound."""
+    return _owned(select(Folder).where(Folder.id == str(folder_id), Folder.project_id == project_id),
+                  _("Folder not found"))
+
+
 def owned_diagram(user, diagram_id):
     """The caller's diagram `diagram_id`, or NotFound."""
     return _owned(select(Diagram).join(Project, Project.id == Diagram.project_id)

@@ -3,7 +3,7 @@ from sqlalchemy import select
 
 from ..extensions import db
 from ..models.security import IntegrationVendor
-from ..services import crypto
+from . import crypto
 
 EMAIL, PAYMENT, OAUTH = "email", "payment", "oauth"
 CATEGORIES = (EMAIL, PAYMENT, OAUTH)

@@ -1,8 +1,13 @@
-"""Per-user AI settings and the user's AI providers (addressed by their position in the list)."""
+"""Per-user AI settings, the user's AI providers (addressed by their position in the list) and the
+history of the prompts the user sent to the AI."""
+from datetime import datetime
+
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .base import Base, IdMixin, TimestampMixin
+from .base import Base, IdMixin, TimestampMixin, UTCDateTime, utcnow
+
+OPERATION_TYPES = ("creation", "improvement")
 
 
 class AISettings(IdMixin, TimestampMixin, Base):
@@ -33,3 +38,23 @@ class AIProvider(IdMixin, TimestampMixin, Base):
     parameters: Mapped[dict] = mapped_column(JSON, default=dict, nullable=False)
     is_active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False)
     is_default: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
+
+
+class PromptHistory(IdMixin, Base):
+    """A prompt a user sent to the AI, kept once per normalized text (and diagram) and bumped on reuse."""
+
+    __tablename__ = "prompt_history"
+    __table_args__ = (
+        Index("ix_prompt_history_user_id_used_at", "user_id", "used_at"),
+        Index("ix_prompt_history_user_id_prompt_hash", "user_id", "prompt_hash"),
+        Index("ix_prompt_history_diagram_id_used_at", "diagram_id", "used_at"),
+    )
+
+    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
+    # The prompt outlives its diagram: deleting the diagram only detaches it.
+    diagram_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("diagrams.id", ondelete="SET NULL"))
+    prompt_text: Mapped[str] = mapped_column(Text, nullable=False)
+    prompt_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    operation_type: Mapped[str] = mapped_column(String(16), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+    used_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)

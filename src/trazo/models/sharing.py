@@ -1,7 +1,7 @@
-"""Shared links with their access log, and prompt history."""
+"""Shared links with their access log."""
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Index, String, Text, text
+from sqlalchemy import Boolean, ForeignKey, Index, String, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .base import Base, IdMixin, TimestampMixin, UTCDateTime, utcnow
@@ -9,7 +9,6 @@ from .base import Base, IdMixin, TimestampMixin, UTCDateTime, utcnow
 ACCESS_PUBLIC = "public"
 ACCESS_PROTECTED = "protected"
 ACCESS_RESULTS = ("success", "expired", "invalid_code", "blocked", "not_found")
-OPERATION_TYPES = ("creation", "improvement")
 
 
 class SharedLink(IdMixin, TimestampMixin, Base):
@@ -36,8 +35,9 @@ class SharedLink(IdMixin, TimestampMixin, Base):
     def is_protected(self):
         return self.access_type == ACCESS_PROTECTED
 
-    def is_expired(self, now=None):
-        return self.expires_at is not None and self.expires_at <= (now or utcnow())
+    @property
+    def is_expired(self):
+        return self.expires_at is not None and self.expires_at <= utcnow()
 
 
 class AccessLog(IdMixin, Base):
@@ -50,23 +50,3 @@ class AccessLog(IdMixin, Base):
     ip_hash: Mapped[str] = mapped_column(String(64), nullable=False)
     result: Mapped[str] = mapped_column(String(16), nullable=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False, index=True)
-
-
-class PromptHistory(IdMixin, Base):
-    """A prompt a user sent to the AI, kept once per normalized text (and diagram) and bumped on reuse."""
-
-    __tablename__ = "prompt_history"
-    __table_args__ = (
-        Index("ix_prompt_history_user_id_used_at", "user_id", "used_at"),
-        Index("ix_prompt_history_user_id_prompt_hash", "user_id", "prompt_hash"),
-        Index("ix_prompt_history_diagram_id_used_at", "diagram_id", "used_at"),
-    )
-
-    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
-    # The prompt outlives its diagram: deleting the diagram only detaches it.
-    diagram_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("diagrams.id", ondelete="SET NULL"))
-    prompt_text: Mapped[str] = mapped_column(Text, nullable=False)
-    prompt_hash: Mapped[str] = mapped_column(String(64), nullable=False)
-    operation_type: Mapped[str] = mapped_column(String(16), nullable=False)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
-    used_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)

@@ -3,7 +3,8 @@ import time
 
 import pytest
 
-from trazo.services.ai.repair_prompts import read_convert_reply, read_fix_reply
+from trazo.services.ai.prompts.convert import read_convert_reply
+from trazo.services.ai.prompts.fix import read_fix_reply
 from trazo.services.ai.text import extract_code
 from trazo.services.ai.transport import sse_data
 from trazo.services.ai.validator import MAX_CHECKED_CHARS, syntax_problems

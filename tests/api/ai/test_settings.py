@@ -1,9 +1,9 @@
 """AI settings and provider entries: /ai/settings, /ai/providers, /ai/test-provider."""
 from sqlalchemy import select
 
+from trazo.core import crypto
 from trazo.extensions import db
 from trazo.models.ai import AIProvider, AISettings
-from trazo.services import crypto
 
 from ...helpers import PASSWORD, error_detail, validation_errors
 from .providers import add_provider

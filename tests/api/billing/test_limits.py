@@ -3,8 +3,8 @@ for administrators; the FREE plan comes from the settings and is editable; `flas
 import threading
 
 import pytest
-from trazo.core.quotas import ensure_within_plan
 
+from trazo.core.quotas import ensure_within_plan
 from trazo.errors import Forbidden
 from trazo.extensions import db
 from trazo.models import User

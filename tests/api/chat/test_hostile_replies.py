@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from trazo.api.chat.replies import carries_diagram, has_start_marker, split_reply
+from trazo.services.ai.replies import carries_diagram, has_start_marker, split_reply
 
 from ..ai.hostile_texts import AI_MAX_RESPONSE_BYTES, SHAPES, hostile, largest_reply
 from .conftest import message_body, parse_sse, wait_for_streams

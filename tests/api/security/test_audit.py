@@ -5,10 +5,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from trazo.core import audit
 from trazo.extensions import db
 from trazo.models.base import utcnow
 from trazo.models.security import AuditEntry
-from trazo.services import audit
 
 from ...helpers import NEW_PASSWORD, PASSWORD, UNKNOWN_ID, error_detail, validation_errors
 from .flows import enable_totp, mfa_token, sign_in, totp_code

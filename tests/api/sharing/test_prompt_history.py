@@ -2,7 +2,7 @@
 from sqlalchemy import func, select
 
 from trazo.extensions import db
-from trazo.models.sharing import PromptHistory
+from trazo.models.ai import PromptHistory
 
 from ...helpers import UNKNOWN_ID, create_diagram, error_detail, validation_errors
 

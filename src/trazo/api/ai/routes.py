@@ -1,36 +1,44 @@
-"""AI settings, provider entries and stateless generation routes (/api/v1/ai)."""
+"""AI routes: provider settings and stateless generation (`blp`, /api/v1/ai), and the AI repair and
+conversion of diagrams (`diagram_blp`, /api/v1/diagrams/{id}/fix and /api/v1/diagrams/convert)."""
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
-from ...auth import current_user, login_required
-from ...errors import CodedErrorSchema, ErrorSchema, ObjectErrorSchema, ValidationErrorSchema, error_doc
+from ...auth import current_user, user_or_address
+from ...errors import CodedErrorSchema, ObjectErrorSchema, ValidationErrorSchema, error_doc
 from ...extensions import limiter
 from ...i18n import language_from_body
-from ...ratelimit import limit, user_or_address
-from . import generation_service, settings_service
-from .generation_schemas import (
+from ...ratelimit import limit
+from ..blueprint import Blueprint
+from . import service, settings
+from .schemas import (
+    AISettingsSchema,
+    AutoFixSchema,
+    ConvertRequestSchema,
+    ConvertResultSchema,
+    DefaultProviderSchema,
     DescriptionSchema,
     DiagramCodeSchema,
+    FixRequestSchema,
+    FixResultSchema,
     GenerateDescriptionSchema,
     GenerateDiagramSchema,
     ImprovedDiagramSchema,
     ImproveDiagramSchema,
-    RefineDescriptionSchema,
-)
-from .schemas import (
-    AISettingsSchema,
-    AutoFixSchema,
-    DefaultProviderSchema,
     ProviderCreateSchema,
     ProviderUpdateSchema,
+    RefineDescriptionSchema,
     TestProviderResultSchema,
     TestProviderSchema,
 )
 
 blp = Blueprint("ai", __name__, description="AI providers and generation")
+diagram_blp = Blueprint("diagram_ai", __name__, description="AI repair and conversion of diagrams")
 AI_LIMIT = {"key_func": user_or_address}
 PROVIDER_FAILURES = "Provider failure: a text `detail` and its `error_code` (invalid_key, no_credits, ...)"
 UNUSABLE_RESULT = "or an object detail {error: response_truncated | empty_response, message}"
+NO_PROVIDER = "No active AI provider (of the requested type), or no provider at the requested index"
+NO_ENTRY = "No provider at this index"
+# Repair without any provider at all is a 400; a missing provider of the requested type is a 404.
+NO_DIAGRAM_OR_PROVIDER = "Diagram not found, no active provider of the requested type, or no provider at that index"
 
 
 def provider_failures(code_result=False):
@@ -38,7 +46,7 @@ def provider_failures(code_result=False):
     reply cut off (422) or without code (502) answers an object detail."""
     unusable = (ObjectErrorSchema,) if code_result else ()
     suffix = f", {UNUSABLE_RESULT}" if code_result else ""
-    docs = {400: (CodedErrorSchema,), 402: (CodedErrorSchema,), 404: (ErrorSchema,),
+    docs = {400: (CodedErrorSchema,), 402: (CodedErrorSchema,),
             422: (ValidationErrorSchema, CodedErrorSchema, *unusable), 429: (CodedErrorSchema,),
             502: (CodedErrorSchema, *unusable), 504: (CodedErrorSchema,)}
 
@@ -51,116 +59,131 @@ def provider_failures(code_result=False):
     return decorate
 
 
+# -- provider settings --------------------------------------------------------------------
+
 @blp.route("/settings")
-@login_required
 @blp.response(200, AISettingsSchema)
 def get_settings():
     """Read my AI settings and providers"""
-    return settings_service.settings_view(current_user)
+    return settings.read_settings(current_user)
 
 
-@blp.route("/settings/default-provider", methods=["PUT"])
-@login_required
+@blp.route("/settings/default-provider", methods=["PUT"], not_found="No provider of that type is configured")
 @blp.arguments(DefaultProviderSchema)
 @blp.response(200, AISettingsSchema)
-@blp.alt_response(404, "DEFAULT_ERROR", description="No provider of that type is configured")
 def set_default_provider(data):
     """Make a provider type my default"""
-    return settings_service.set_default_provider(current_user, data["provider"])
+    return settings.set_default_provider(current_user, data["provider"])
 
 
 @blp.route("/settings/auto-fix", methods=["PUT"])
-@login_required
 @blp.arguments(AutoFixSchema)
 @blp.response(200, AISettingsSchema)
 def set_auto_fix(data):
     """Turn the automatic repair of generated code on or off"""
-    return settings_service.set_auto_fix(current_user, data["enabled"])
+    return settings.set_auto_fix(current_user, data["enabled"])
 
 
 @blp.route("/providers", methods=["POST"])
-@login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(ProviderCreateSchema)
 @blp.response(201, AISettingsSchema)
 @provider_failures()
 def add_provider(data):
     """Add an AI provider (its key is checked with the provider first)"""
-    return settings_service.add_provider(current_user, data)
+    return settings.add_provider(current_user, data)
 
 
-@blp.route("/providers/<provider_index>")
+@blp.route("/providers/<provider_index>", not_found=NO_ENTRY)
 class ProviderEntry(MethodView):
-    decorators = [login_required]
-
     @limiter.limit(limit("AI"), **AI_LIMIT)
     @blp.arguments(ProviderUpdateSchema)
     @blp.response(200, AISettingsSchema)
     @provider_failures()
     def put(self, data, provider_index):
         """Change an AI provider (a new key, model or server is checked first)"""
-        return settings_service.update_provider(current_user, provider_index, data)
+        return settings.update_provider(current_user, provider_index, data)
 
     @blp.response(200, AISettingsSchema)
-    @blp.alt_response(404, "DEFAULT_ERROR", description="No provider at this index")
     def delete(self, provider_index):
         """Remove an AI provider"""
-        return settings_service.delete_provider(current_user, provider_index)
+        return settings.delete_provider(current_user, provider_index)
 
 
 @blp.route("/test-provider", methods=["POST"])
-@login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(TestProviderSchema)
 @blp.response(200, TestProviderResultSchema)
 def test_provider(data):
     """Check an API key with its provider without saving it"""
-    return settings_service.test_provider(data)
+    return settings.test_provider(data)
 
 
-@blp.route("/generate-diagram", methods=["POST"])
+# -- generation ------------------------------------------------------------------------------
+
+@blp.route("/generate-diagram", methods=["POST"], not_found=NO_PROVIDER)
 @language_from_body
-@login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(GenerateDiagramSchema)
 @blp.response(200, DiagramCodeSchema)
 @provider_failures(code_result=True)
 def generate_diagram(data):
     """Write diagram code from a description"""
-    return generation_service.generate_diagram(current_user, data)
+    return service.generate_diagram(current_user, data)
 
 
-@blp.route("/improve-diagram", methods=["POST"])
+@blp.route("/improve-diagram", methods=["POST"], not_found=NO_PROVIDER)
 @language_from_body
-@login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(ImproveDiagramSchema)
 @blp.response(200, ImprovedDiagramSchema)
 @provider_failures(code_result=True)
 def improve_diagram(data):
     """Apply a requested change to diagram code"""
-    return generation_service.improve_diagram(current_user, data)
+    return service.improve_diagram(current_user, data)
 
 
-@blp.route("/generate-description", methods=["POST"])
+@blp.route("/generate-description", methods=["POST"], not_found=NO_PROVIDER)
 @language_from_body
-@login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(GenerateDescriptionSchema)
 @blp.response(200, DescriptionSchema)
 @provider_failures()
 def generate_description(data):
     """Write the documentation of a diagram"""
-    return generation_service.generate_description(current_user, data)
+    return service.generate_description(current_user, data)
 
 
-@blp.route("/refine-description", methods=["POST"])
+@blp.route("/refine-description", methods=["POST"], not_found=NO_PROVIDER)
 @language_from_body
-@login_required
 @limiter.limit(limit("AI"), **AI_LIMIT)
 @blp.arguments(RefineDescriptionSchema)
 @blp.response(200, DescriptionSchema)
 @provider_failures()
 def refine_description(data):
     """Rewrite the documentation of a diagram following an instruction"""
-    return generation_service.refine_description(current_user, data)
+    return service.refine_description(current_user, data)
+
+
+# -- fix and convert (mounted on /diagrams) ---------------------------------------------------
+
+@diagram_blp.route("/<diagram_id>/fix", methods=["POST"], not_found=NO_DIAGRAM_OR_PROVIDER)
+@language_from_body
+@limiter.limit(limit("AI"), **AI_LIMIT)
+@diagram_blp.arguments(FixRequestSchema)
+@diagram_blp.response(200, FixResultSchema)
+@provider_failures(code_result=True)
+def fix_diagram(data, diagram_id):
+    """Repair the syntax of a diagram with AI (nothing is saved)"""
+    return service.fix_diagram(current_user, diagram_id, data)
+
+
+@diagram_blp.route("/convert", methods=["POST"], not_found=NO_PROVIDER)
+@language_from_body
+@limiter.limit(limit("AI"), **AI_LIMIT)
+@diagram_blp.arguments(ConvertRequestSchema)
+@diagram_blp.response(200, ConvertResultSchema)
+@provider_failures(code_result=True)
+def convert_diagram(data):
+    """Convert diagram code to another diagram language (a preview, nothing is saved)"""
+    return service.convert_diagram(current_user, data)

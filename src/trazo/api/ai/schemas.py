@@ -1,4 +1,4 @@
-"""AI settings and provider schemas, one per direction, and the fields shared by the AI routes."""
+"""Schemas of the AI routes, one per direction: provider settings, generation, fix and convert."""
 from urllib.parse import urlsplit
 
 import marshmallow as ma
@@ -8,11 +8,13 @@ from marshmallow import ValidationError, validates_schema
 from ...services.ai.catalog import PROVIDER_NAMES, PROVIDER_TYPES
 from ...services.ai.validator import code_language
 from ..common import BaseSchema, Timestamp
-from ..fields import DiagramType
+from ..fields import DESCRIPTION_MAX, DiagramType
 
 MIN_KEY_LENGTH = 10
 MAX_KEY_LENGTH = 500
 LANGUAGES = ("en", "es")
+MAX_CODE = 200_000
+MAX_REQUEST = 5_000
 
 
 def _known_provider(value):
@@ -144,28 +146,40 @@ class TestProviderSchema(BaseSchema):
         _check_provider_fields(data)
 
 
+class EntryParameters(ma.fields.Dict):
+    """A provider entry's parameters; none stored reads as {}."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return super()._serialize(value or {}, attr, obj, **kwargs)
+
+
 class ProviderEntrySchema(BaseSchema):
+    """Dumps a ListedProvider: the entry's index in the list, and the entry with its key masked."""
+
     index = ma.fields.Integer(required=True)
-    provider = ma.fields.String(required=True)
-    api_key = ma.fields.String(required=True, metadata={"description": "Masked key (`sk-a...xyz`)"})
-    model = ma.fields.String(required=True)
-    base_url = ma.fields.String(allow_none=True)
-    is_active = ma.fields.Boolean(required=True)
-    is_default = ma.fields.Boolean(required=True)
-    parameters = ma.fields.Dict(required=True)
-    display_name = ma.fields.String(allow_none=True)
-    created_at = Timestamp(required=True)
-    updated_at = Timestamp(required=True)
+    provider = ma.fields.String(required=True, attribute="entry.provider")
+    api_key = ma.fields.String(required=True, attribute="entry.api_key_mask",
+                               metadata={"description": "Masked key (`sk-a...xyz`)"})
+    model = ma.fields.String(required=True, attribute="entry.model")
+    base_url = ma.fields.String(allow_none=True, attribute="entry.base_url")
+    is_active = ma.fields.Boolean(required=True, attribute="entry.is_active")
+    is_default = ma.fields.Boolean(required=True, attribute="entry.is_default")
+    parameters = EntryParameters(required=True, attribute="entry.parameters")
+    display_name = ma.fields.String(allow_none=True, attribute="entry.display_name")
+    created_at = Timestamp(required=True, attribute="entry.created_at")
+    updated_at = Timestamp(required=True, attribute="entry.updated_at")
 
 
 class AISettingsSchema(BaseSchema):
-    user_id = ma.fields.String(required=True)
+    """Dumps ProviderSettings: the settings row, the listed providers and the default provider type."""
+
+    user_id = ma.fields.String(required=True, attribute="settings.user_id")
     providers = ma.fields.List(ma.fields.Nested(ProviderEntrySchema), required=True)
-    auto_generate_on_save = ma.fields.Boolean(required=True)
-    auto_fix_generated = ma.fields.Boolean(required=True)
+    auto_generate_on_save = ma.fields.Boolean(required=True, attribute="settings.auto_generate_on_save")
+    auto_fix_generated = ma.fields.Boolean(required=True, attribute="settings.auto_fix_generated")
     default_provider = ma.fields.String(allow_none=True)
-    created_at = Timestamp(required=True)
-    updated_at = Timestamp(required=True)
+    created_at = Timestamp(required=True, attribute="settings.created_at")
+    updated_at = Timestamp(required=True, attribute="settings.updated_at")
 
 
 class TestProviderResultSchema(BaseSchema):
@@ -173,3 +187,92 @@ class TestProviderResultSchema(BaseSchema):
     message = ma.fields.String(required=True)
     provider_name = ma.fields.String(required=True)
     error_code = ma.fields.String(allow_none=True)
+
+
+# -- generation ----------------------------------------------------------------------------
+
+def code_field(**kwargs):
+    return ma.fields.String(validate=ma.validate.Length(min=1, max=MAX_CODE), **kwargs)
+
+
+class GenerateDiagramSchema(ProviderChoice):
+    description = ma.fields.String(required=True, validate=ma.validate.Length(min=10, max=20_000))
+    diagram_type = CodeDiagramType(load_default="mermaid")
+
+
+class ImproveDiagramSchema(ProviderChoice):
+    # May be empty: the editor generates a first diagram through this route.
+    diagram_code = ma.fields.String(required=True, validate=ma.validate.Length(max=MAX_CODE))
+    improvement_request = ma.fields.String(required=True, validate=ma.validate.Length(min=5, max=MAX_REQUEST))
+    diagram_type = CodeDiagramType(required=True)
+
+
+class GenerateDescriptionSchema(ProviderChoice):
+    diagram_code = code_field(required=True)
+    diagram_type = DiagramType(required=True)
+
+
+class RefineDescriptionSchema(GenerateDescriptionSchema):
+    current_description = ma.fields.String(required=True,
+                                           validate=ma.validate.Length(min=1, max=DESCRIPTION_MAX))
+    refinement_request = ma.fields.String(required=True, validate=ma.validate.Length(min=3, max=MAX_REQUEST))
+
+
+class GenerationResultSchema(BaseSchema):
+    provider_used = ma.fields.String(required=True)
+    model_used = ma.fields.String(required=True)
+    generation_time = ma.fields.Float(required=True, metadata={"description": "Seconds, 2 decimals"})
+
+
+class DiagramCodeSchema(GenerationResultSchema):
+    diagram_code = ma.fields.String(required=True)
+
+
+class ImprovedDiagramSchema(DiagramCodeSchema):
+    original_code = ma.fields.String(required=True)
+    improvement_applied = ma.fields.String(required=True)
+
+
+class DescriptionSchema(GenerationResultSchema):
+    description = ma.fields.String(required=True)
+    tokens_used = ma.fields.Integer(allow_none=True)
+
+
+# -- fix and convert -------------------------------------------------------------------------
+
+class FixRequestSchema(ProviderChoice):
+    error_context = ma.fields.String(allow_none=True, load_default=None,
+                                     validate=ma.validate.Length(max=5_000))
+    diagram_code = ma.fields.String(allow_none=True, load_default=None, validate=ma.validate.Length(max=MAX_CODE),
+                                    metadata={"description": "Code to repair instead of the stored one "
+                                                             "(e.g. unsaved editor text)"})
+
+
+class FixResultSchema(BaseSchema):
+    original_code = ma.fields.String(required=True)
+    corrected_code = ma.fields.String(required=True)
+    explanation = ma.fields.String(required=True)
+    changes_summary = ma.fields.String(required=True)
+    diff = ma.fields.String(required=True, metadata={"description": "Unified diff original -> corrected"})
+    provider_used = ma.fields.String(required=True)
+    model_used = ma.fields.String(required=True)
+    generation_time = ma.fields.Float(required=True)
+    validation_passed = ma.fields.Boolean(required=True)
+
+
+class ConvertRequestSchema(ProviderChoice):
+    diagram_code = code_field(required=True)
+    source_type = ma.fields.String(required=True, validate=ma.validate.Length(min=1, max=32))
+    target_type = ma.fields.String(required=True, validate=ma.validate.Length(min=1, max=32))
+    model = ma.fields.String(allow_none=True, load_default=None, validate=ma.validate.Length(min=1, max=200))
+
+
+class ConvertResultSchema(BaseSchema):
+    original_code = ma.fields.String(required=True)
+    converted_code = ma.fields.String(required=True)
+    source_type = ma.fields.String(required=True)
+    target_type = ma.fields.String(required=True)
+    provider_used = ma.fields.String(required=True)
+    model_used = ma.fields.String(required=True)
+    generation_time = ma.fields.Float(required=True)
+    warning = ma.fields.String(allow_none=True)

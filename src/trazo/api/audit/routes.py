@@ -1,15 +1,12 @@
 """Audit log (administrators) routes."""
-from flask_smorest import Blueprint
-
-from ...auth import admin_required
+from ..blueprint import ADMIN, Blueprint
 from . import service
 from .schemas import AuditPageSchema, AuditQuerySchema
 
 blp = Blueprint("audit", __name__, description="Audit log (administrators)")
 
 
-@blp.route("")
-@admin_required
+@blp.route("", auth=ADMIN)
 @blp.arguments(AuditQuerySchema, location="query")
 @blp.response(200, AuditPageSchema)
 def audit_log(query):

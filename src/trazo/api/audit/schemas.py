@@ -1,7 +1,7 @@
 """Audit log schemas."""
 import marshmallow as ma
 
-from ...services.audit import EVENTS
+from ...core.audit import EVENTS
 from ..common import BaseSchema, NormalizedEmail, PageQuerySchema, PageSchema, Timestamp
 
 
@@ -15,7 +15,7 @@ class AuditEntrySchema(BaseSchema):
     id = ma.fields.String(required=True)
     event = ma.fields.String(required=True)
     user_id = ma.fields.String(allow_none=True)
-    user_email = ma.fields.String(allow_none=True)
+    user_email = ma.fields.String(attribute="email", allow_none=True)
     ip_address = ma.fields.String(allow_none=True)
     details = ma.fields.Dict(allow_none=True)
     created_at = Timestamp(required=True)

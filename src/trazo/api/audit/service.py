@@ -6,13 +6,8 @@ from ...models.security import AuditEntry
 from ..common import page_envelope
 
 
-def _entry(entry):
-    return {"id": entry.id, "event": entry.event, "user_id": entry.user_id, "user_email": entry.email,
-            "ip_address": entry.ip_address, "details": entry.details, "created_at": entry.created_at}
-
-
 def list_entries(page, page_size, event=None, user_id=None, email=None):
-    """Newest first, filtered by event and/or user (id or e-mail)."""
+    """A page of entries (rows), newest first, filtered by event and/or user (id or e-mail)."""
     query = select(AuditEntry)
     if event:
         query = query.where(AuditEntry.event == event)
@@ -22,5 +17,5 @@ def list_entries(page, page_size, event=None, user_id=None, email=None):
         query = query.where(AuditEntry.email == email)
     total = db.session.scalar(select(func.count()).select_from(query.subquery()))
     entries = db.session.scalars(query.order_by(AuditEntry.created_at.desc(), AuditEntry.id)
-                                 .limit(page_size).offset((page - 1) * page_size))
-    return page_envelope([_entry(entry) for entry in entries], total, page, page_size)
+                                 .limit(page_size).offset((page - 1) * page_size)).all()
+    return page_envelope(entries, total, page, page_size)

@@ -6,13 +6,12 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ...core.money import from_unix, to_major
+from ...core.money import from_unix
 from ...errors import GatewayTimeout, NotFound, UpstreamError
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.billing import Invoice, Subscription
-from ...services.payments import GatewayObjectMissing
-from .gateway import release_connection, require_gateway
+from ...services.payments import GatewayObjectMissing, release_connection, require_gateway
 
 log = logging.getLogger(__name__)
 
@@ -60,15 +59,6 @@ def record_invoice(user_id, remote):
     return invoice
 
 
-def invoice_view(invoice):
-    amount = invoice.amount_paid if invoice.status == "paid" else invoice.amount_due
-    return {"id": invoice.stripe_invoice_id, "amount": to_major(amount, invoice.currency),
-            "currency": invoice.currency.upper(), "status": invoice.status,
-            "description": invoice.description or _("Subscription payment"), "invoice_pdf": invoice.invoice_pdf,
-            "hosted_invoice_url": invoice.hosted_invoice_url, "created_at": invoice.issued_at,
-            "paid_at": invoice.paid_at}
-
-
 def _customer_ids(user_id):
     return set(db.session.scalars(select(Subscription.stripe_customer_id).where(
         Subscription.user_id == user_id, Subscription.stripe_customer_id.is_not(None))))
@@ -94,12 +84,13 @@ def _refresh(gateway, user_id, limit):
 
 
 def billing_history(user, limit):
+    """The caller's newest invoices (BillingHistorySchema), refreshed from the gateway when it answers."""
     gateway = require_gateway()
     user_id = user.id
     _refresh(gateway, user_id, limit)
     invoices = db.session.scalars(select(Invoice).where(Invoice.user_id == user_id)
                                   .order_by(Invoice.issued_at.desc(), Invoice.id).limit(limit)).all()
-    return {"invoices": [invoice_view(invoice) for invoice in invoices], "total_count": len(invoices)}
+    return {"invoices": invoices, "total_count": len(invoices)}
 
 
 def invoice_pdf_url(user, invoice_id):

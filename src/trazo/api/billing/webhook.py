@@ -18,8 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from ...errors import AppError, Conflict, NotFound, ServiceUnavailable
 from ...extensions import db
 from ...models.billing import PROVIDER_STRIPE, WebhookEvent
-from ...services.payments import StripeGateway, gateway_settings, verify_event
-from .gateway import release_connection
+from ...services.payments import StripeGateway, gateway_settings, release_connection, verify_event
 from .webhook_handlers import HANDLERS, FollowUp, fill_period
 
 log = logging.getLogger(__name__)

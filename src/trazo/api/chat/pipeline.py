@@ -15,12 +15,13 @@ from ...errors import NotFound
 from ...extensions import db
 from ...services.ai.client import AIProviderError, complete, stream
 from ...services.ai.errors import empty_response_error
-from ...services.ai.prompts import repair_prompt
+from ...services.ai.prompts import chat as chat_texts
+from ...services.ai.prompts.generation import repair_prompt
+from ...services.ai.replies import carries_diagram, has_start_marker, normalize_markers, split_reply, thinking_excerpt
 from ...services.ai.text import ThinkFilter
 from ...services.ai.validator import syntax_problems
-from . import prompts, turns
-from .modes import CODE, TEXT
-from .replies import carries_diagram, has_start_marker, normalize_markers, split_reply, thinking_excerpt
+from . import context, turns
+from .context import CODE, TEXT
 from .sse import Channel, event_stream, sse_response, start_thread
 
 log = logging.getLogger(__name__)
@@ -126,19 +127,19 @@ def _conversation(turn):
     Compaction only happens when the earlier messages are what pushes the request over the
     limit; a diagram that is too large on its own would otherwise start a new session every time.
     """
-    messages = prompts.conversation(turn.summary, turn.transcript, turn.content, turn.language)
+    messages = context.conversation(turn.summary, turn.transcript, turn.content, turn.language)
     limit = CONTEXT_TOKENS * COMPACT_AT
-    needed = prompts.estimated_tokens(turn.diagram_code, *(message["content"] for message in messages))
-    alone = prompts.estimated_tokens(turn.diagram_code, turn.content)
+    needed = context.estimated_tokens(turn.diagram_code, *(message["content"] for message in messages))
+    alone = context.estimated_tokens(turn.diagram_code, turn.content)
     if needed < limit or alone >= limit or not (turn.summary or turn.transcript):
         return messages
-    completion = complete(turn.config, prompts.SUMMARY_SYSTEM,
-                          prompts.summary_request(turn.summary, turn.transcript, turn.language),
+    completion = complete(turn.config, chat_texts.SUMMARY_SYSTEM,
+                          context.summary_request(turn.summary, turn.transcript, turn.language),
                           max_tokens=SUMMARY_BUDGET, temperature=SUMMARY_TEMPERATURE)
     summary = _visible(completion.text)[0].strip()
     turn.session_id = turns.move_to_new_session(turn, summary)
     turn.summary, turn.transcript = summary, []
-    return prompts.conversation(summary, [], turn.content, turn.language)
+    return context.conversation(summary, [], turn.content, turn.language)
 
 
 def _read(turn, reply, channel):
@@ -190,7 +191,7 @@ def run_turn(turn, channel, streamed):
         return None
     try:
         messages = _conversation(turn)
-        system = prompts.system_prompt(turn.diagram_code, turn.diagram_type, turn.language, turn.preset_action)
+        system = chat_texts.system_prompt(turn.diagram_code, turn.diagram_type, turn.language, turn.preset_action)
         reply = _ask_streamed(turn, system, messages, channel) if streamed else _ask(turn, system, messages)
         code, text = _read(turn, reply, channel)
         truncated = reply.truncated

@@ -1,5 +1,6 @@
 """Chat sessions and messages schemas, one per direction."""
 import marshmallow as ma
+from flask_babel import gettext as _
 
 from ...models.chat import IMPROVEMENT_STATUSES
 from ...services.ai.catalog import PROVIDER_NAMES
@@ -54,16 +55,25 @@ class MessageStatusSchema(BaseSchema):
     status = ma.fields.String(required=True, validate=ma.validate.OneOf(IMPROVEMENT_STATUSES))
 
 
+class SessionTitle(ma.fields.String):
+    """A session's title; an untitled session reads as the localized "New session"."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return super()._serialize(value or _("New session"), attr, obj, **kwargs)
+
+
 class ChatSessionSchema(BaseSchema):
-    id = ma.fields.String(required=True)
-    diagram_id = ma.fields.String(required=True)
-    title = ma.fields.String(required=True)
-    status = ma.fields.String(required=True)
-    parent_session_id = ma.fields.String(allow_none=True)
-    last_provider = ma.fields.String(allow_none=True)
-    last_model = ma.fields.String(allow_none=True)
-    created_at = Timestamp()
-    updated_at = Timestamp()
+    """Dumps a CountedSession: the session and its message count."""
+
+    id = ma.fields.String(required=True, attribute="session.id")
+    diagram_id = ma.fields.String(required=True, attribute="session.diagram_id")
+    title = SessionTitle(required=True, attribute="session.title")
+    status = ma.fields.String(required=True, attribute="session.status")
+    parent_session_id = ma.fields.String(allow_none=True, attribute="session.parent_session_id")
+    last_provider = ma.fields.String(allow_none=True, attribute="session.last_provider")
+    last_model = ma.fields.String(allow_none=True, attribute="session.last_model")
+    created_at = Timestamp(attribute="session.created_at")
+    updated_at = Timestamp(attribute="session.updated_at")
     message_count = ma.fields.Integer(required=True)
 
 

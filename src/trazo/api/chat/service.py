@@ -1,4 +1,6 @@
 """Chat sessions and messages: ownership, listing, renaming, deletion, review status, usage stats."""
+from dataclasses import dataclass
+
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
@@ -6,6 +8,22 @@ from ...core.ownership import owned_diagram
 from ...errors import BadRequest, found_or_404
 from ...extensions import db
 from ...models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession
+
+
+@dataclass(frozen=True)
+class CountedSession:
+    """A chat session and the number of messages it holds."""
+
+    session: ChatSession
+    message_count: int
+
+
+@dataclass(frozen=True)
+class SessionDetail:
+    """A chat session (counted) and its messages, oldest first."""
+
+    session: CountedSession
+    messages: list
 
 
 def owned_session(user, session_id):
@@ -32,15 +50,8 @@ def _message_counts(session_ids):
     return dict(rows.all())
 
 
-def session_view(session, message_count=None):
-    if message_count is None:
-        message_count = _message_counts([session.id]).get(session.id, 0)
-    return {
-        "id": session.id, "diagram_id": session.diagram_id, "title": session.title or _("New session"),
-        "status": session.status, "parent_session_id": session.parent_session_id,
-        "last_provider": session.last_provider, "last_model": session.last_model,
-        "created_at": session.created_at, "updated_at": session.updated_at, "message_count": message_count,
-    }
+def _counted(session):
+    return CountedSession(session, _message_counts([session.id]).get(session.id, 0))
 
 
 def list_sessions(user, diagram_id):
@@ -50,7 +61,7 @@ def list_sessions(user, diagram_id):
                                   .where(ChatSession.user_id == user.id, ChatSession.diagram_id == diagram.id)
                                   .order_by(ChatSession.updated_at.desc(), ChatSession.created_at.desc())).all()
     counts = _message_counts([session.id for session in sessions])
-    return [session_view(session, counts.get(session.id, 0)) for session in sessions]
+    return [CountedSession(session, counts.get(session.id, 0)) for session in sessions]
 
 
 def create_session(user, diagram_id, title=None):
@@ -58,7 +69,7 @@ def create_session(user, diagram_id, title=None):
     session = ChatSession(user_id=user.id, diagram_id=diagram.id, title=(title or "").strip() or None)
     db.session.add(session)
     db.session.commit()
-    return session_view(session, 0)
+    return CountedSession(session, 0)
 
 
 def session_messages(session):
@@ -70,14 +81,14 @@ def session_detail(user, session_id):
     """The session with every one of its messages, oldest first."""
     session = owned_session(user, session_id)
     messages = session_messages(session)
-    return {"session": session_view(session, len(messages)), "messages": messages}
+    return SessionDetail(CountedSession(session, len(messages)), messages)
 
 
 def rename_session(user, session_id, title):
     session = owned_session(user, session_id)
     session.title = title.strip()
     db.session.commit()
-    return session_view(session)
+    return _counted(session)
 
 
 def choose_model(user, session_id, provider, model):
@@ -86,7 +97,7 @@ def choose_model(user, session_id, provider, model):
     session.last_provider = provider
     session.last_model = model.strip()
     db.session.commit()
-    return session_view(session)
+    return _counted(session)
 
 
 def delete_session(user, session_id):

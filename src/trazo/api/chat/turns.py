@@ -10,13 +10,12 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from ...core.ai_settings import NoActiveProvider, auto_fix_enabled, resolve_provider
 from ...errors import AppError, BadRequest, NotFound
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.chat import ROLE_ASSISTANT, ROLE_ERROR, ROLE_USER, SESSION_FINALIZED, ChatMessage, ChatSession
-from ..ai.settings_service import NoActiveProvider, auto_fix_enabled, resolve_provider
-from .modes import guess_mode
-from .prompts import rolling_summary
+from .context import guess_mode, rolling_summary
 from .service import owned_session
 
 TRANSCRIPT_MESSAGES = 20

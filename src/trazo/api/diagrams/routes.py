@@ -1,6 +1,7 @@
-"""Diagrams routes; creation lives under /projects/{project_id}/diagrams.
+"""Diagrams routes, and their creation under /projects/{project_id}/diagrams (a blueprint of its own,
+mounted on the projects prefix).
 
-Render, fix and convert are other blueprints mounted on the same prefix.
+Render, fix and convert are other blueprints mounted on the diagrams prefix.
 """
 from flask.views import MethodView
 
@@ -8,16 +9,27 @@ from ...auth import current_user
 from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema
 from ..blueprint import Blueprint
 from ..common import MessageSchema
+from ..content_schemas import DiagramSchema
 from . import service
 from .schemas import (
+    DiagramCreateSchema,
     DiagramDuplicateSchema,
     DiagramMoveSchema,
-    DiagramSchema,
     DiagramUpdateSchema,
     RecentDiagramSchema,
 )
 
 blp = Blueprint("diagrams", __name__, description="Diagrams and rendering")
+project_diagrams_blp = Blueprint("project_diagrams", __name__, description="Diagrams created in a project")
+
+
+@project_diagrams_blp.route("/<project_id>/diagrams", methods=["POST"], not_found="Project or folder not found")
+@project_diagrams_blp.arguments(DiagramCreateSchema)
+@project_diagrams_blp.response(201, DiagramSchema)
+@project_diagrams_blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
+def create(data, project_id):
+    """Create a diagram in a project"""
+    return service.create_diagram(current_user, project_id, data)
 
 
 @blp.route("/recent")

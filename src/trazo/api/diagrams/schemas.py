@@ -1,4 +1,5 @@
-"""Diagram schemas, one per direction."""
+"""Diagram schemas, one per direction; the diagram output shared with projects and folders is in
+api/content_schemas.py."""
 import marshmallow as ma
 
 from ...models.content import DEFAULT_DIAGRAM_TYPE, default_diagram_config
@@ -54,37 +55,6 @@ class DiagramMoveSchema(BaseSchema):
 
 class DiagramDuplicateSchema(BaseSchema):
     title = Name(required=True)
-
-
-class DiagramConfigOutSchema(BaseSchema):
-    background_color = ma.fields.String()
-    background_pattern = ma.fields.String()
-
-
-class UserPreferencesOutSchema(BaseSchema):
-    description_pinned = ma.fields.Boolean()
-    description_font_size = ma.fields.Integer(allow_none=True)
-    description_panel_width = ma.fields.Integer(allow_none=True)
-    chat_panel_width = ma.fields.Integer(allow_none=True)
-    preferred_provider = ma.fields.String(allow_none=True)
-    preferred_model = ma.fields.String(allow_none=True)
-
-
-class DiagramSchema(BaseSchema):
-    id = ma.fields.String()
-    title = ma.fields.String()
-    content = ma.fields.String()
-    description = ma.fields.String(allow_none=True)
-    diagram_type = ma.fields.String()
-    config = ma.fields.Nested(DiagramConfigOutSchema)
-    user_preferences = ma.fields.Nested(UserPreferencesOutSchema)
-    project_id = ma.fields.String()
-    folder_id = ma.fields.String(allow_none=True)
-    viewport_zoom = ma.fields.Float()
-    viewport_x = ma.fields.Float()
-    viewport_y = ma.fields.Float()
-    created_at = Timestamp()
-    updated_at = Timestamp()
 
 
 class RecentDiagramSchema(BaseSchema):

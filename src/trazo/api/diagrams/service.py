@@ -3,12 +3,12 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
 from ...core.content_limits import ensure_content_fits
-from ...core.ownership import owned_diagram, owned_project
+from ...core.ownership import folder_of_project, owned_diagram, owned_project
 from ...core.quotas import ensure_room
 from ...errors import NotFound
 from ...extensions import db
 from ...models.base import utcnow
-from ...models.content import Diagram, Folder, Project, default_user_preferences, utf8_size
+from ...models.content import Diagram, Project, default_user_preferences, utf8_size
 
 RECENT_COUNT = 4
 # Saving only these (the view and panel layout) keeps updated_at, so "recent" reflects real edits.
@@ -22,14 +22,6 @@ def _timestamps():
     return {"created_at": now, "updated_at": now}
 
 
-def _folder_of_project(project_id, folder_id):
-    """The folder id when it is a folder of `project_id`, else NotFound."""
-    found = db.session.scalar(select(Folder.id).where(Folder.id == str(folder_id), Folder.project_id == project_id))
-    if found is None:
-        raise NotFound(_("Folder not found"))
-    return found
-
-
 def _stored_size(diagram):
     return diagram.content_size + diagram.description_size
 
@@ -39,7 +31,7 @@ def create_diagram(user, project_id, data):
     project = owned_project(user, project_id)
     folder_id = data.get("folder_id") or None
     if folder_id is not None:
-        folder_id = _folder_of_project(project.id, folder_id)
+        folder_id = folder_of_project(project.id, folder_id).id
     diagram = Diagram(project_id=project.id, folder_id=folder_id, title=data["title"], content=data["content"],
                       description=data["description"], diagram_type=data["diagram_type"], config=data["config"],
                       user_preferences=default_user_preferences(), **_timestamps())
@@ -62,7 +54,7 @@ def update_diagram(user, diagram_id, data):
     ensure_room(user, {"storage": sum(utf8_size(data[name]) - getattr(diagram, f"{name}_size")
                                       for name in MEASURED_FIELDS if name in data)})
     if "folder_id" in data:  # an empty id, like null, means the project root
-        data["folder_id"] = _folder_of_project(diagram.project_id, data["folder_id"]) if data["folder_id"] else None
+        data["folder_id"] = folder_of_project(diagram.project_id, data["folder_id"]).id if data["folder_id"] else None
     if "user_preferences" in data:
         data["user_preferences"] = {**default_user_preferences(), **(diagram.user_preferences or {}),
                                     **data["user_preferences"]}

@@ -1,9 +1,8 @@
-"""Folder schemas, one per direction."""
+"""Folder input schemas; the folder output shared with projects is in api/content_schemas.py."""
 import marshmallow as ma
 
 from ...models.content import DEFAULT_FOLDER_COLOR
-from ..common import BaseSchema, Timestamp
-from ..diagrams.schemas import DiagramSchema
+from ..common import BaseSchema
 from ..fields import HexColor, Name
 
 
@@ -19,16 +18,3 @@ class FolderUpdateSchema(BaseSchema):
 
 class FolderDeleteQuerySchema(BaseSchema):
     delete_diagrams = ma.fields.Boolean(load_default=False)
-
-
-class FolderSchema(BaseSchema):
-    id = ma.fields.String()
-    name = ma.fields.String()
-    color = ma.fields.String()
-    project_id = ma.fields.String()
-    created_at = Timestamp()
-    updated_at = Timestamp()
-
-
-class FolderWithDiagramsSchema(FolderSchema):
-    diagrams = ma.fields.List(ma.fields.Nested(DiagramSchema))

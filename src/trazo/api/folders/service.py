@@ -6,12 +6,7 @@ from ...core.ownership import owned_folder, owned_project
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, Folder
-
-FOLDER_FIELDS = ("id", "name", "color", "project_id", "created_at", "updated_at")
-
-
-def folder_view(folder, diagrams):
-    return {**{name: getattr(folder, name) for name in FOLDER_FIELDS}, "diagrams": diagrams}
+from ..content_schemas import FolderContents
 
 
 def _in_folder(folder):
@@ -31,7 +26,7 @@ def folder_detail(user, folder_id):
     folder = owned_folder(user, folder_id)
     diagrams = db.session.scalars(select(Diagram).where(_in_folder(folder))
                                   .order_by(Diagram.created_at, Diagram.title, Diagram.id)).all()
-    return folder_view(folder, diagrams)
+    return FolderContents(folder, diagrams)
 
 
 def update_folder(user, folder_id, data):

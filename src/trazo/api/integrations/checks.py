@@ -7,8 +7,8 @@ from ...services import outbound
 from ...services.email.backends import EmailDeliveryError
 from ...services.email.resend import ResendBackend
 from ...services.email.smtp_check import check_smtp
-from ..oauth import clients
-from ..oauth.providers import build_provider
+from ...services.oauth import clients
+from ...services.oauth.providers import build_provider
 
 TIMEOUT = (5, 10)
 MAX_ANSWER_BYTES = 1 << 20

@@ -7,9 +7,9 @@ from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 
+from ...core.factors import TOTP
 from ...models.base import utcnow
-from .admin import user_rows
-from .factors import TOTP
+from .admin import listed_users
 
 XLSX_MIMETYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 HEADER_FILL = PatternFill("solid", fgColor="7C3AED")
@@ -35,13 +35,13 @@ def _usage_text(projects, diagrams):
     return f"{project_text} / {diagram_text}"
 
 
-def _cells(row):
+def _cells(listed):
     yes, no = _("Yes"), _("No")
-    return [row["email"], row["full_name"] or "", row["role"], row["plan_name"] or "",
-            _usage_text(row["project_count"], row["diagram_count"]), yes if row["is_active"] else no,
-            yes if row["mfa_enabled"] else no, ", ".join(_method_name(m) for m in row["mfa_methods"]),
-            _method_name(row["mfa_default_method"]) if row["mfa_default_method"] else "",
-            row["recovery_codes_remaining"], row["created_at"].strftime("%Y-%m-%d %H:%M")]
+    return [listed.email, listed.full_name or "", listed.role, listed.plan_name or "",
+            _usage_text(listed.project_count, listed.diagram_count), yes if listed.is_active else no,
+            yes if listed.mfa_enabled else no, ", ".join(_method_name(m) for m in listed.mfa_methods),
+            _method_name(listed.mfa_default_method) if listed.mfa_default_method else "",
+            listed.recovery_codes_remaining, listed.created_at.strftime("%Y-%m-%d %H:%M")]
 
 
 def users_workbook(search):
@@ -55,8 +55,8 @@ def users_workbook(search):
         cell.font, cell.fill = HEADER_FONT, HEADER_FILL
         cell.alignment = Alignment(horizontal="center")
     widths = [len(str(header)) for header in headers]
-    for number, row in enumerate(user_rows(search), start=2):
-        for index, value in enumerate(_cells(row)):
+    for number, listed in enumerate(listed_users(search), start=2):
+        for index, value in enumerate(_cells(listed)):
             if isinstance(value, str):  # a name may hold control characters, which XLSX cannot store
                 value = ILLEGAL_CHARACTERS_RE.sub("", value)
             cell = sheet.cell(row=number, column=index + 1, value=value)

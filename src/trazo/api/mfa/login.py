@@ -1,36 +1,30 @@
-"""The second step of a sign-in for accounts with MFA: the challenge answered by /users/login (and
-the OAuth callback), then /mfa/verify, /mfa/switch-method and /mfa/resend-email-code.
+"""The second step of a sign-in for accounts with MFA: /mfa/verify, /mfa/switch-method and
+/mfa/resend-email-code continue the challenge that /users/login and the OAuth callback start
+(core/sign_in.py).
 
 Everything is counted per login (the `lid` claim of the mfa token) in the limiter storage: wrong
-codes (5, then the login must restart), e-mails sent (1 + 3 resends, 60 s apart), completion.
+codes (5, then the login must restart), e-mails sent (core/sign_in.py), completion.
 Wrong codes also count per account, across logins: 10 lock the account's second step for 15 minutes
 (audited, the owner is told by e-mail once per lock), so new logins bring no new guesses.
 """
-import uuid
-
 from flask import current_app
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext
 
-from ...auth import issue_access_token, issue_mfa_token, read_mfa_token, unix_seconds
-from ...errors import AccountLocked, BadRequest, TooManyRequests, Unauthorized
+from ...core import audit, factors
+from ...core.factors import EMAIL, TOTP
+from ...core.sign_in import login_lifetime, send_login_code
+from ...core.tokens import issue_access_token, read_mfa_token, unix_seconds
+from ...errors import AccountLocked, BadRequest, Unauthorized
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
 from ...ratelimit import Counter, Lockout
-from ...services import audit
-from . import factors
-from .factors import EMAIL, TOTP
-from .mail import send_code, send_locked_notice, throttle
+from ...services.email import send_template
 
 MAX_WRONG_CODES = 5
 ACCOUNT_WRONG_CODES = 10
 ACCOUNT_LOCK_SECONDS = 15 * 60
-MAX_RESENDS = 3
-RESEND_COOLDOWN_SECONDS = 60
-
-
-def _login_lifetime():
-    return current_app.config["MFA_TOKEN_EXPIRES"]
 
 
 def _wrong_codes(login_id):
@@ -50,19 +44,6 @@ def expired_login_error():
     return Unauthorized(_("Invalid or expired MFA verification token. Please sign in again."))
 
 
-def start_login_challenge(user):
-    """Open an MFA login: a 5-minute `mfa` token bound to this login attempt (and the e-mail code
-    when e-mail is the default method)."""
-    methods = list(user.mfa_methods)
-    default = user.mfa_default_method if user.mfa_default_method in methods else methods[0]
-    login_id = uuid.uuid4().hex
-    token = issue_mfa_token(user, login_id, methods, default)
-    if default == EMAIL:
-        _send_login_code(user, login_id)
-    return {"mfa_required": True, "mfa_token": token, "mfa_default_method": default,
-            "available_methods": methods}
-
-
 def _open_login(mfa_token):
     """The claims and the user of a login still waiting for its second factor."""
     claims = read_mfa_token(mfa_token)
@@ -79,19 +60,6 @@ def _usable_method(claims, user, method):
     if method not in claims["methods"] or method not in user.mfa_methods:
         raise BadRequest(_("The requested MFA method is not active"))
     return method
-
-
-def _send_login_code(user, login_id):
-    """E-mail a code for this login; returns how many resends are left."""
-    throttle("mfa-email-cooldown", login_id, RESEND_COOLDOWN_SECONDS)
-    sends = Counter("mfa-email-sends", login_id)
-    sent = sends.hit(_login_lifetime())
-    if sent > 1 + MAX_RESENDS:
-        raise TooManyRequests(sends.seconds_left(), _("Resend limit reached. Please sign in again."))
-    code = factors.issue_email_code(user, login_id)
-    db.session.commit()
-    send_code(user, code, "login")
-    return 1 + MAX_RESENDS - sent
 
 
 def verify(data):
@@ -117,10 +85,10 @@ def verify(data):
         audit.record("mfa_verify_failed", user=user, details={"method": method})
         if account.fail():
             _lock_account(user)
-        if wrong.hit(_login_lifetime()) >= MAX_WRONG_CODES:
+        if wrong.hit(login_lifetime()) >= MAX_WRONG_CODES:
             raise _too_many_wrong_codes()
         raise Unauthorized(_("Invalid MFA code"))
-    if _completed(login_id).hit(_login_lifetime()) > 1:
+    if _completed(login_id).hit(login_lifetime()) > 1:
         db.session.rollback()  # another request finished this login first: keep the code unspent
         raise expired_login_error()
     user.last_login_at = utcnow()
@@ -145,7 +113,9 @@ def _lock_account(user):
     """The failure that locks: audited, the owner told (their password is known to whoever is guessing)."""
     audit.record("mfa_locked", user=user, details={"wrong_codes": ACCOUNT_WRONG_CODES,
                                                    "lock_seconds": ACCOUNT_LOCK_SECONDS})
-    send_locked_notice(user, ACCOUNT_WRONG_CODES, ACCOUNT_LOCK_SECONDS // 60)
+    # Someone who knows the password failed the second step ACCOUNT_WRONG_CODES times.
+    send_template(user.email, "mfa_locked", lazy_gettext("Sign-in to your Trazo account was blocked"),
+                  count=ACCOUNT_WRONG_CODES, minutes=ACCOUNT_LOCK_SECONDS // 60)
     raise AccountLocked(ACCOUNT_LOCK_SECONDS)
 
 
@@ -158,7 +128,7 @@ def switch_method(data):
     claims, user = _open_login(data["mfa_token"])
     method = _usable_method(claims, user, data["method"])
     if method == EMAIL and factors.email_code_state(user, claims["lid"]) != "live":
-        _send_login_code(user, claims["lid"])
+        send_login_code(user, claims["lid"])
     return {"message": _("MFA method switched to '%(method)s'", method=method), "method": method}
 
 
@@ -166,5 +136,5 @@ def resend_email_code(data):
     """Send a new e-mail code for a login in progress (3 resends, 60 s apart)."""
     claims, user = _open_login(data["mfa_token"])
     _usable_method(claims, user, EMAIL)
-    remaining = _send_login_code(user, claims["lid"])
+    remaining = send_login_code(user, claims["lid"])
     return {"message": _("Verification code resent"), "resends_remaining": remaining}

@@ -1,9 +1,8 @@
 """Multi-factor authentication routes (token rules: docs/api.md)."""
-from flask_smorest import Blueprint
-
-from ...auth import admin_required, current_user, login_required
+from ...auth import current_user
 from ...extensions import limiter
 from ...ratelimit import limit
+from ..blueprint import ADMIN, PUBLIC, Blueprint
 from ..common import MessageSchema
 from . import admin, export, login, service
 from .schemas import (
@@ -27,25 +26,21 @@ from .schemas import (
 )
 
 blp = Blueprint("mfa", __name__, description="Multi-factor authentication")
-PUBLIC = {"security": []}
 
 
 # -- the second step of a sign-in (mfa_token in the body) ------------------------------
 
-@blp.route("/verify", methods=["POST"])
-@blp.doc(**PUBLIC)
+@blp.route("/verify", methods=["POST"], auth=PUBLIC)
 @limiter.limit(limit("MFA_VERIFY"))
 @blp.arguments(VerifySchema)
 @blp.response(200, VerifyResultSchema)
 @blp.alt_response(401, "DEFAULT_ERROR", description="Wrong code, or the login expired")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many attempts from this address")
 def verify(data):
     """Finish a sign-in with a TOTP, e-mail or recovery code"""
     return login.verify(data)
 
 
-@blp.route("/switch-method", methods=["POST"])
-@blp.doc(**PUBLIC)
+@blp.route("/switch-method", methods=["POST"], auth=PUBLIC)
 @blp.arguments(SwitchMethodSchema)
 @blp.response(200, SwitchResultSchema)
 @blp.alt_response(401, "DEFAULT_ERROR", description="The login expired")
@@ -54,11 +49,9 @@ def switch_method(data):
     return login.switch_method(data)
 
 
-@blp.route("/resend-email-code", methods=["POST"])
-@blp.doc(**PUBLIC)
+@blp.route("/resend-email-code", methods=["POST"], auth=PUBLIC)
 @blp.arguments(LoginStepSchema)
 @blp.response(200, ResendResultSchema)
-@blp.alt_response(429, "DEFAULT_ERROR", description="Cooldown or resend limit")
 def resend_email_code(data):
     """Send a new e-mail code for the sign-in in progress"""
     return login.resend_email_code(data)
@@ -67,7 +60,6 @@ def resend_email_code(data):
 # -- the user's settings ---------------------------------------------------------------
 
 @blp.route("/status")
-@login_required
 @blp.response(200, StatusSchema)
 def status():
     """Read my MFA settings"""
@@ -75,79 +67,65 @@ def status():
 
 
 @blp.route("/setup-totp", methods=["POST"])
-@login_required
 @blp.arguments(IdentitySchema)
 @blp.response(200, TotpSetupSchema)
 @blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def setup_totp(data):
     """Create a pending TOTP secret and its QR code"""
     return service.setup_totp(current_user, data["password"])
 
 
 @blp.route("/enable-totp", methods=["POST"])
-@login_required
 @blp.arguments(ActivationSchema)
 @blp.response(200, ActivationResultSchema)
 @blp.alt_response(400, "DEFAULT_ERROR", description="No pending secret or wrong code")
 @blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def enable_totp(data):
     """Confirm the pending TOTP secret with a code and turn TOTP on"""
     return service.enable_totp(current_user, data["code"], data["set_as_default"], data["password"])
 
 
 @blp.route("/enable-email", methods=["POST"])
-@login_required
 @blp.arguments(IdentitySchema)
 @blp.response(200, MessageSchema)
 @blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
-@blp.alt_response(429, "DEFAULT_ERROR", description="One code per minute, or too many wrong passwords")
 def enable_email(data):
     """E-mail a code that turns e-mail MFA on"""
     return service.enable_email(current_user, data["password"])
 
 
 @blp.route("/verify-email-activation", methods=["POST"])
-@login_required
 @blp.arguments(ActivationSchema)
 @blp.response(200, ActivationResultSchema)
 @blp.alt_response(400, "DEFAULT_ERROR", description="No code, expired or wrong code")
 @blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def verify_email_activation(data):
     """Turn e-mail MFA on with the e-mailed code"""
     return service.verify_email_activation(current_user, data["code"], data["set_as_default"], data["password"])
 
 
 @blp.route("/disable", methods=["POST"])
-@login_required
 @blp.arguments(DisableSchema)
 @blp.response(200, MessageSchema)
 @blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def disable(data):
     """Turn one MFA method off"""
     return service.disable(current_user, data["method"], data["password"])
 
 
 @blp.route("/regenerate-recovery-codes", methods=["POST"])
-@login_required
 @blp.arguments(IdentitySchema)
 @blp.response(200, RecoveryCodesSchema)
 @blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def regenerate_recovery_codes(data):
     """Replace my recovery codes"""
     return service.regenerate_recovery_codes(current_user, data["password"])
 
 
 @blp.route("/default-method", methods=["PUT"])
-@login_required
 @blp.arguments(DefaultMethodSchema)
 @blp.response(200, MessageSchema)
 @blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def default_method(data):
     """Choose the method a sign-in asks for first"""
     return service.set_default_method(current_user, data["method"], data["password"])
@@ -155,8 +133,7 @@ def default_method(data):
 
 # -- administrators --------------------------------------------------------------------
 
-@blp.route("/admin/users")
-@admin_required
+@blp.route("/admin/users", auth=ADMIN)
 @blp.arguments(AdminUsersQuerySchema, location="query")
 @blp.response(200, AdminUsersPageSchema)
 def admin_users(query):
@@ -164,8 +141,7 @@ def admin_users(query):
     return admin.list_users(query["page"], query["page_size"], query["search"])
 
 
-@blp.route("/admin/users/export")
-@admin_required
+@blp.route("/admin/users/export", auth=ADMIN)
 @blp.arguments(AdminSearchQuerySchema, location="query")
 @blp.response(200, {"type": "string", "format": "binary"}, content_type=export.XLSX_MIMETYPE,
               description="XLSX workbook")
@@ -174,10 +150,8 @@ def admin_users_export(query):
     return export.users_workbook(query["search"])
 
 
-@blp.route("/admin/users/<user_id>/reset-mfa", methods=["POST"])
-@admin_required
+@blp.route("/admin/users/<user_id>/reset-mfa", methods=["POST"], auth=ADMIN, not_found="Unknown user")
 @blp.response(200, MessageSchema)
-@blp.alt_response(404, "DEFAULT_ERROR", description="Unknown user")
 def admin_reset_mfa(user_id):
     """Turn every MFA method of a user off"""
     return admin.reset_mfa(current_user, user_id)

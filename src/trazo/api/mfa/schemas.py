@@ -1,8 +1,8 @@
 """MFA schemas, one per direction."""
 import marshmallow as ma
 
+from ...core.factors import METHODS
 from ..common import BaseSchema, PageQuerySchema, PageSchema, Timestamp
-from .factors import METHODS
 
 MAX_TOKEN_LENGTH = 4096
 
@@ -57,9 +57,9 @@ class ResendResultSchema(BaseSchema):
 # -- the user's settings ---------------------------------------------------------------
 
 class StatusSchema(BaseSchema):
-    enabled = ma.fields.Boolean(required=True)
-    methods = ma.fields.List(ma.fields.String(), required=True)
-    default_method = ma.fields.String(allow_none=True)
+    enabled = ma.fields.Boolean(required=True, attribute="mfa_enabled")
+    methods = ma.fields.List(ma.fields.String(), required=True, attribute="mfa_methods")
+    default_method = ma.fields.String(allow_none=True, attribute="mfa_default_method")
     recovery_codes_remaining = ma.fields.Integer(required=True)
 
 
@@ -110,6 +110,14 @@ class AdminSearchQuerySchema(BaseSchema):
     search = ma.fields.String(load_default="", validate=ma.validate.Length(max=200))
 
 
+class ConnectedModelSchema(BaseSchema):
+    provider = ma.fields.String()
+    model = ma.fields.String()
+    is_default = ma.fields.Boolean()
+    is_active = ma.fields.Boolean()
+    display_name = ma.fields.String(allow_none=True)
+
+
 class AdminUserSchema(BaseSchema):
     id = ma.fields.String(required=True)
     email = ma.fields.String(required=True)
@@ -126,7 +134,7 @@ class AdminUserSchema(BaseSchema):
     project_count = ma.fields.Integer()
     diagram_count = ma.fields.Integer()
     diagram_type_counts = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer())
-    connected_ai_models = ma.fields.List(ma.fields.Dict())
+    connected_ai_models = ma.fields.List(ma.fields.Nested(ConnectedModelSchema))
 
 
 class AdminUsersPageSchema(PageSchema):

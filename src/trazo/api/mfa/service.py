@@ -3,25 +3,53 @@
 Every change needs the current password or a recent sign-in (`confirm_recent_sign_in`): a stolen access
 token alone cannot turn a factor on, off, or read new recovery codes.
 """
+from dataclasses import dataclass
+
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext
 
 from ...auth import confirm_recent_sign_in
+from ...core import audit, factors
+from ...core.factors import ACTIVATION, EMAIL, TOTP, send_code, throttle
 from ...errors import BadRequest
 from ...extensions import db
+from ...models import User
 from ...ratelimit import Counter
-from ...services import audit
-from . import factors
-from .factors import EMAIL, TOTP
-from .mail import ACTIVATION, send_code, send_disabled_notice, send_enabled_notice, throttle
+from ...services.email import send_template
 
 ACTIVATION_COOLDOWN_SECONDS = 60
 ACTIVATION_WRONG_CODES = 5
 
 
+@dataclass(frozen=True)
+class MfaStatus:
+    """A user's MFA settings (StatusSchema reads the user's columns) and their unused recovery codes."""
+
+    user: User
+    recovery_codes_remaining: int
+
+    def __getattr__(self, name):
+        return getattr(self.user, name)
+
+
 def status(user):
-    return {"enabled": user.mfa_enabled, "methods": list(user.mfa_methods),
-            "default_method": user.mfa_default_method,
-            "recovery_codes_remaining": factors.unused_recovery_codes(user)}
+    return MfaStatus(user, factors.unused_recovery_codes(user))
+
+
+# -- notices ---------------------------------------------------------------------------
+
+def _method_label(method):
+    return lazy_gettext("an authenticator app") if method == TOTP else lazy_gettext("codes sent by e-mail")
+
+
+def send_enabled_notice(user, method):
+    send_template(user.email, "mfa_enabled", lazy_gettext("Two-step verification turned on"),
+                  method=_method_label(method))
+
+
+def send_disabled_notice(user, method=None, by_admin=False):
+    send_template(user.email, "mfa_disabled", lazy_gettext("Two-step verification turned off"),
+                  method=_method_label(method), by_admin=by_admin)
 
 
 def _activate(user, method, set_as_default):

@@ -1,8 +1,8 @@
 """OAuth schemas, one per direction."""
 import marshmallow as ma
 
+from ...services.oauth.providers import SUPPORTED
 from ..common import BaseSchema
-from .providers import SUPPORTED
 
 
 class ProviderSchema(BaseSchema):

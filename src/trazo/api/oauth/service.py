@@ -8,16 +8,14 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
-from ...auth import issue_access_token
+from ...core.sign_in import sign_in
 from ...errors import BadRequest, Unauthorized, UpstreamError
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.security import OAuthState
-from ...services import audit
-from ..mfa.login import start_login_challenge
-from . import clients
+from ...services.oauth import clients
+from ...services.oauth.providers import DISPLAY_NAMES, GOOGLE, configured_providers, provider
 from .accounts import refuse, resolve_account
-from .providers import DISPLAY_NAMES, GOOGLE, configured_providers, provider
 
 STATE_LIFETIME = timedelta(minutes=10)
 # Expired states are kept a while so a late callback hears "expired" rather than "invalid".
@@ -96,9 +94,4 @@ def callback(code, state, name):
     chosen = provider(name)
     db.session.close()  # no database connection is held while the provider is called
     user = resolve_account(_identity(chosen, saved, code))
-    if user.mfa_enabled and user.mfa_methods:
-        return start_login_challenge(user)
-    user.last_login_at = utcnow()
-    db.session.commit()
-    audit.record("oauth_login_success", user=user, details={"provider": name})
-    return {"access_token": issue_access_token(user), "token_type": "bearer", "mfa_enabled": False}
+    return sign_in(user, "oauth_login_success", {"provider": name})

@@ -1,11 +1,10 @@
-"""Project schemas, one per direction."""
+"""Project schemas, one per direction, and those of the export and the import."""
 import marshmallow as ma
 from flask_smorest.fields import Upload
 
 from ..common import BaseSchema, Timestamp
-from ..diagrams.schemas import DiagramSchema
+from ..content_schemas import DiagramSchema, FolderWithDiagramsSchema
 from ..fields import Name
-from ..folders.schemas import FolderWithDiagramsSchema
 
 PROJECT_DESCRIPTION_MAX = 500
 EMOJI_MAX = 10
@@ -69,7 +68,7 @@ class ImportUploadSchema(BaseSchema):
 class ImportedDiagramSchema(BaseSchema):
     title = ma.fields.String()
     diagram_type = ma.fields.String()
-    folder = ma.fields.String(allow_none=True)
+    folder = ma.fields.String(allow_none=True, attribute="folder_name")
     source = ma.fields.String()
     has_description = ma.fields.Boolean()
     warnings = ma.fields.List(ma.fields.String())

@@ -1,4 +1,6 @@
 """Projects: list with diagram counts, the project tree, create, update, delete."""
+from dataclasses import dataclass, field
+
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
@@ -7,15 +9,25 @@ from ...core.quotas import ensure_within_plan
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Folder, Project
-from ..folders.service import folder_view
+from ..content_schemas import FolderContents
 
 
-def project_view(project, type_counts):
-    """A project as the API shows it, with its diagram counts per type."""
-    return {"id": project.id, "name": project.name, "description": project.description, "emoji": project.emoji,
-            "user_id": project.user_id, "diagram_count": sum(type_counts.values()),
-            "diagram_type_counts": type_counts, "created_at": project.created_at,
-            "updated_at": project.updated_at}
+@dataclass(frozen=True)
+class CountedProject:
+    """A project row with its diagram counts per type (ProjectSchema); in the tree, also its folders
+    (FolderContents) and root diagrams (ProjectWithDiagramsSchema). The row's columns read through."""
+
+    project: Project
+    diagram_type_counts: dict
+    folders: list = field(default_factory=list)
+    diagrams: list = field(default_factory=list)
+
+    @property
+    def diagram_count(self):
+        return sum(self.diagram_type_counts.values())
+
+    def __getattr__(self, name):  # called only for names the dataclass lacks
+        return getattr(self.project, name)
 
 
 def _counted_projects(user, project_id=None):
@@ -27,13 +39,12 @@ def _counted_projects(user, project_id=None):
                  .order_by(Project.created_at, Project.id))
     if project_id is not None:
         statement = statement.where(Project.id == project_id)
-    projects, counts = {}, {}
+    projects = {}
     for project, diagram_type, count in db.session.execute(statement):
-        projects.setdefault(project.id, project)
-        type_counts = counts.setdefault(project.id, {})
+        counted = projects.setdefault(project.id, CountedProject(project, {}))
         if diagram_type is not None:
-            type_counts[diagram_type] = count
-    return [project_view(project, counts[project_id]) for project_id, project in projects.items()]
+            counted.diagram_type_counts[diagram_type] = count
+    return list(projects.values())
 
 
 def list_projects(user):
@@ -46,7 +57,7 @@ def create_project(user, data):
     ensure_within_plan(user, "projects", adding=1)
     db.session.add(project)
     db.session.commit()
-    return project_view(project, {})
+    return CountedProject(project, {})
 
 
 def project_tree(user, project_id):
@@ -61,8 +72,8 @@ def project_tree(user, project_id):
     for diagram in diagrams:
         by_folder.get(diagram.folder_id, root).append(diagram)
         type_counts[diagram.diagram_type] = type_counts.get(diagram.diagram_type, 0) + 1
-    return {**project_view(project, type_counts), "diagrams": root,
-            "folders": [folder_view(folder, by_folder[folder.id]) for folder in folders]}
+    return CountedProject(project, type_counts, diagrams=root,
+                          folders=[FolderContents(folder, by_folder[folder.id]) for folder in folders])
 
 
 def update_project(user, project_id, data):

@@ -1,9 +1,9 @@
 """Public diagram rendering routes."""
 from flask import Response
-from flask_smorest import Blueprint
 
 from ...extensions import limiter
 from ...ratelimit import limit
+from ..blueprint import PUBLIC, Blueprint
 from . import service
 from .schemas import RenderSchema
 
@@ -14,8 +14,8 @@ blp = Blueprint("render", __name__, description="Diagram rendering (public)")
 SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 
 
-@blp.route("/render", methods=["POST"])
-@blp.doc(security=[])
+# A 429 also answers renders not served from the cache past their smaller budget (docs/api.md, "Rate limits").
+@blp.route("/render", methods=["POST"], auth=PUBLIC)
 @limiter.limit(limit("RENDER"))
 @blp.arguments(RenderSchema)
 @blp.response(200, {"type": "string"}, content_type="image/svg+xml", description="The diagram as SVG")
@@ -23,8 +23,6 @@ SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
                                                     "type only Kroki draws on the local backend (with the "
                                                     "reason), a syntax error (with its line), or a diagram "
                                                     "too large or complex to draw")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many renders from this address (renders not "
-                                                    "served from the cache have a smaller budget)")
 @blp.alt_response(502, "DEFAULT_ERROR", description="The renderer failed")
 @blp.alt_response(504, "DEFAULT_ERROR", description="The renderer did not answer in time")
 def render(data):

@@ -1,16 +1,17 @@
 """Public access to a shared diagram by token: info, the diagram, and the access-code check."""
 import math
+from dataclasses import dataclass
 
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from ...core.passwords import verify_password
 from ...errors import AppError, Forbidden, NotFound, TooManyRequests
 from ...extensions import db
 from ...models import User
 from ...models.content import Diagram
 from ...models.sharing import SharedLink
 from ...ratelimit import Counter
-from ...services.passwords import verify_password
 from . import access_log
 from .share_tokens import ACCESS_TOKEN_SECONDS, access_token_grants, issue_access_token
 
@@ -21,6 +22,40 @@ MAX_TOKEN_CHARS = 64
 
 class Gone(AppError):
     status = 410
+
+
+@dataclass(frozen=True)
+class LinkInfo:
+    """What a visitor learns before opening a link (SharedLinkInfoSchema)."""
+
+    link: SharedLink
+    diagram: Diagram
+
+
+@dataclass(frozen=True)
+class SharedDiagram:
+    """A diagram as its shared link shows it (SharedDiagramSchema); after a code check, with the access
+    token that spares the next visits the code (VerifiedDiagramSchema)."""
+
+    link: SharedLink
+    diagram: Diagram
+    owner_name: str | None
+    access_token: str | None = None
+    access_token_expires_in: int | None = None
+
+    @property
+    def description(self):
+        return self.diagram.description or None
+
+    @property
+    def content(self):
+        """The source to copy, when the link allows copying. The viewer draws from the source, so it always
+        travels as `rendered_content`."""
+        return self.diagram.content if self.link.allow_copy_code else None
+
+    @property
+    def config(self):
+        return self.diagram.config or {}
 
 
 def _active_link(token):
@@ -35,7 +70,7 @@ def _visitable_link(token):
     if link is None:
         access_log.record(None, "not_found")
         raise NotFound(_("Shared link not found"))
-    if link.is_expired():
+    if link.is_expired:
         access_log.record(link, "expired")
         raise Gone(_("This link has expired"))
     return link
@@ -49,18 +84,8 @@ def _owner_name(user_id):
     return owner.full_name
 
 
-def _shared_diagram(link):
-    diagram = db.session.get(Diagram, link.diagram_id)
-    return {
-        "title": diagram.title, "description": diagram.description or None,
-        "content": diagram.content if link.allow_copy_code else None,
-        "diagram_type": diagram.diagram_type,
-        # The viewer draws from the source, so it always travels; allow_copy_code governs `content`,
-        # the field the viewer offers for copying.
-        "rendered_content": diagram.content,
-        "config": diagram.config or {}, "allow_copy_code": link.allow_copy_code,
-        "owner_name": _owner_name(link.user_id),
-    }
+def _shared_diagram(link, **access):
+    return SharedDiagram(link, db.session.get(Diagram, link.diagram_id), _owner_name(link.user_id), **access)
 
 
 def link_info(token):
@@ -68,8 +93,7 @@ def link_info(token):
     link = _active_link(token)
     if link is None:
         raise NotFound(_("Shared link not found"))
-    return {"requires_code": link.is_protected, "is_expired": link.is_expired(),
-            "diagram_title": db.session.get(Diagram, link.diagram_id).title}
+    return LinkInfo(link, db.session.get(Diagram, link.diagram_id))
 
 
 def shared_diagram(token, access_token=None):
@@ -104,5 +128,4 @@ def verify_code(token, code):
                               remaining=MAX_CODE_FAILURES - attempt))
         failures.clear()
     access_log.record(link, "success")
-    return {**_shared_diagram(link), "access_token": issue_access_token(link),
-            "access_token_expires_in": ACCESS_TOKEN_SECONDS}
+    return _shared_diagram(link, access_token=issue_access_token(link), access_token_expires_in=ACCESS_TOKEN_SECONDS)

@@ -65,19 +65,20 @@ class OptionalSharedLinkSchema(SharedLinkSchema):
 
 
 class SharedLinkInfoSchema(BaseSchema):
-    requires_code = ma.fields.Boolean(required=True)
-    is_expired = ma.fields.Boolean(required=True)
-    diagram_title = ma.fields.String(required=True)
+    requires_code = ma.fields.Boolean(required=True, attribute="link.is_protected")
+    is_expired = ma.fields.Boolean(required=True, attribute="link.is_expired")
+    diagram_title = ma.fields.String(required=True, attribute="diagram.title")
 
 
 class SharedDiagramSchema(BaseSchema):
-    title = ma.fields.String(required=True)
+    title = ma.fields.String(required=True, attribute="diagram.title")
     description = ma.fields.String(allow_none=True)
     content = ma.fields.String(allow_none=True, metadata={"description": "The source, when copying is allowed"})
-    diagram_type = ma.fields.String(required=True)
-    rendered_content = ma.fields.String(required=True, metadata={"description": "The source the viewer draws"})
+    diagram_type = ma.fields.String(required=True, attribute="diagram.diagram_type")
+    rendered_content = ma.fields.String(required=True, attribute="diagram.content",
+                                        metadata={"description": "The source the viewer draws"})
     config = ma.fields.Dict()
-    allow_copy_code = ma.fields.Boolean(required=True)
+    allow_copy_code = ma.fields.Boolean(required=True, attribute="link.allow_copy_code")
     owner_name = ma.fields.String(allow_none=True, metadata={
         "description": "The owner's full name; null when the owner has none"})
 

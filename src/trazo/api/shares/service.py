@@ -1,4 +1,5 @@
 """Shared links, managed by the owner of the diagram: one active link per diagram."""
+from dataclasses import dataclass
 from datetime import timedelta
 
 from flask import current_app
@@ -6,24 +7,29 @@ from flask_babel import gettext as _
 from sqlalchemy import select, update
 
 from ...core.ownership import owned_diagram
+from ...core.passwords import hash_password
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram
 from ...models.sharing import ACCESS_PROTECTED, SharedLink
-from ...services.passwords import hash_password
 from .share_tokens import new_access_code, new_link_token
 
 
-def link_payload(link, access_code=None):
-    """The owner's view of a link; the plain code only when this very call set or generated it."""
-    return {
-        "id": link.id, "diagram_id": link.diagram_id, "token": link.token,
-        "share_url": f"{current_app.config['FRONTEND_URL']}/shared/{link.token}",
-        "access_type": link.access_type, "access_code": access_code, "allow_copy_code": link.allow_copy_code,
-        "expires_at": link.expires_at, "is_active": link.is_active,
-        "created_at": link.created_at, "updated_at": link.updated_at,
-    }
+@dataclass(frozen=True)
+class ManagedLink:
+    """A link as its owner sees it (SharedLinkSchema): the row's attributes, its address and, only in the
+    answer of the call that set or generated it, the plain access code (the row keeps a hash)."""
+
+    link: SharedLink
+    access_code: str | None = None
+
+    def __getattr__(self, name):
+        return getattr(self.link, name)
+
+    @property
+    def share_url(self):
+        return f"{current_app.config['FRONTEND_URL']}/shared/{self.link.token}"
 
 
 def _expiry(days):
@@ -52,7 +58,7 @@ def create_link(user, data):
                       allow_copy_code=data["allow_copy_code"], expires_at=_expiry(data["expiration_days"]))
     db.session.add(link)
     db.session.commit()
-    return link_payload(link, code)
+    return ManagedLink(link, code)
 
 
 def active_link(user, diagram_id):
@@ -60,7 +66,7 @@ def active_link(user, diagram_id):
     diagram = owned_diagram(user, diagram_id)
     link = db.session.scalar(select(SharedLink).where(SharedLink.diagram_id == diagram.id,
                                                       SharedLink.is_active))
-    return link_payload(link) if link else None
+    return ManagedLink(link) if link else None
 
 
 def update_link(user, link_id, data):
@@ -79,7 +85,7 @@ def update_link(user, link_id, data):
         link.access_code_hash = hash_password(new_code)
     link.updated_at = utcnow()
     db.session.commit()
-    return link_payload(link, new_code)
+    return ManagedLink(link, new_code)
 
 
 def revoke_link(user, link_id):

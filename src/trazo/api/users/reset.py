@@ -9,12 +9,12 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from sqlalchemy import select
 
+from ...core import audit, passwords
 from ...core.accounts import set_password
 from ...errors import BadRequest
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
-from ...services import audit, passwords
 from ...services.email import send_template
 from .service import clear_lockout
 

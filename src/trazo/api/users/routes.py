@@ -1,12 +1,11 @@
 """Users and authentication routes (token rules: docs/api.md)."""
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
-from ...auth import current_user, login_required
-from ...core import accounts
+from ...auth import current_user
 from ...extensions import limiter
 from ...ratelimit import limit
-from ..common import MessageSchema
+from ..blueprint import PUBLIC, Blueprint
+from ..common import LoginResultSchema, MessageSchema
 from . import reset, service
 from .schemas import (
     AdminCountSchema,
@@ -14,7 +13,6 @@ from .schemas import (
     ChangePasswordSchema,
     DeleteAccountSchema,
     InstallationStatusSchema,
-    LoginResultSchema,
     LoginSchema,
     ProfileUpdateSchema,
     RegisterSchema,
@@ -24,51 +22,43 @@ from .schemas import (
 )
 
 blp = Blueprint("users", __name__, url_prefix="/users", description="Accounts and sign-in")
-PUBLIC = {"security": []}
 
 
-@blp.route("/installation-status")
-@blp.doc(**PUBLIC)
+@blp.route("/installation-status", auth=PUBLIC)
 @blp.response(200, InstallationStatusSchema)
 def installation_status():
     """Tell whether the installation still needs its first account"""
     return service.installation_status()
 
 
-@blp.route("/admin-count")
-@blp.doc(**PUBLIC)
+@blp.route("/admin-count", auth=PUBLIC)
 @blp.response(200, AdminCountSchema)
 def admin_count():
     """Count the administrators"""
     return service.admin_count()
 
 
-@blp.route("/register", methods=["POST"])
-@blp.doc(**PUBLIC)
+@blp.route("/register", methods=["POST"], auth=PUBLIC)
 @limiter.limit(limit("REGISTER"))
 @blp.arguments(RegisterSchema)
 @blp.response(201, UserSchema)
 @blp.alt_response(400, "DEFAULT_ERROR", description="E-mail already registered")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many registrations")
 def register(data):
     """Create an account (the first one becomes the administrator)"""
-    return service.profile(accounts.register(data))
+    return service.register(data)
 
 
-@blp.route("/login", methods=["POST"])
-@blp.doc(**PUBLIC)
+@blp.route("/login", methods=["POST"], auth=PUBLIC)
 @limiter.limit(limit("LOGIN"))
 @blp.arguments(LoginSchema)
 @blp.response(200, LoginResultSchema)
 @blp.alt_response(401, "DEFAULT_ERROR", description="Incorrect e-mail or password")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many attempts or account locked")
 def login(data):
     """Sign in with e-mail and password"""
     return service.login(data["email"], data["password"])
 
 
-@blp.route("/reset-password-request", methods=["POST"])
-@blp.doc(**PUBLIC)
+@blp.route("/reset-password-request", methods=["POST"], auth=PUBLIC)
 @limiter.limit(limit("RESET_REQUEST"))
 @blp.arguments(ResetRequestSchema)
 @blp.response(200, MessageSchema)
@@ -77,8 +67,7 @@ def reset_password_request(data):
     return reset.request_password_reset(data["email"])
 
 
-@blp.route("/reset-password-confirm", methods=["POST"])
-@blp.doc(**PUBLIC)
+@blp.route("/reset-password-confirm", methods=["POST"], auth=PUBLIC)
 @limiter.limit(limit("RESET_CONFIRM"))
 @blp.arguments(ResetConfirmSchema)
 @blp.response(200, MessageSchema)
@@ -90,8 +79,6 @@ def reset_password_confirm(data):
 
 @blp.route("/me")
 class Me(MethodView):
-    decorators = [login_required]
-
     @blp.response(200, UserSchema)
     def get(self):
         """Read my profile"""
@@ -107,19 +94,16 @@ class Me(MethodView):
     @blp.response(200, MessageSchema)
     @blp.alt_response(403, "DEFAULT_ERROR",
                       description="Wrong password, no recent sign-in, or the only administrator")
-    @blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
     def delete(self, data):
         """Delete my account and everything it owns"""
-        password = data.get("password") or data.get("current_password")
-        return service.delete_account(current_user, data["confirmation_phrase"], password)
+        return service.delete_account(current_user, data["confirmation_phrase"],
+                                      data.get("password") or data.get("current_password"))
 
 
 @blp.route("/change-password", methods=["PUT"])
-@login_required
 @blp.arguments(ChangePasswordSchema)
 @blp.response(200, ChangePasswordResultSchema)
 @blp.alt_response(400, "DEFAULT_ERROR", description="Current password missing or incorrect")
-@blp.alt_response(429, "DEFAULT_ERROR", description="Too many wrong passwords")
 def change_password(data):
     """Change my password (answers a fresh token)"""
     return service.change_password(current_user, data.get("current_password"), data["new_password"])

@@ -5,7 +5,8 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError, validates, validates_schema
 
-from ...services.passwords import MAX_LENGTH, check_policy
+from ...core.accounts import FULL_NAME_MAX_LENGTH, check_new_password
+from ...core.passwords import MAX_LENGTH, check_policy
 from ..common import BaseSchema, NormalizedEmail, Timestamp
 
 PICTURE_PREFIXES = ("data:image/png;base64,", "data:image/jpeg;base64,", "data:image/jpg;base64,",
@@ -14,32 +15,22 @@ MAX_PICTURE_CHARS = 3 * 1024 * 1024
 
 
 class RegisterSchema(BaseSchema):
+    """The rules of a new account (`core.accounts.checked_registration` applies them outside a request)."""
+
     email = NormalizedEmail(required=True)
     password = ma.fields.String(required=True, load_only=True)
-    full_name = ma.fields.String(allow_none=True, load_default=None, validate=ma.validate.Length(max=200))
+    full_name = ma.fields.String(allow_none=True, load_default=None,
+                                 validate=ma.validate.Length(max=FULL_NAME_MAX_LENGTH))
 
     @validates_schema(skip_on_field_errors=False)
     def password_follows_policy(self, data, **_kwargs):
         if "password" in data:
-            try:
-                check_policy(data["password"], data.get("email"))
-            except ValidationError as exc:
-                raise ValidationError(exc.messages, field_name="password") from exc
+            check_new_password(data["password"], data.get("email"))
 
 
 class LoginSchema(BaseSchema):
     email = NormalizedEmail(required=True)
     password = ma.fields.String(required=True, load_only=True, validate=ma.validate.Length(max=1024))
-
-
-class LoginResultSchema(BaseSchema):
-    access_token = ma.fields.String()
-    token_type = ma.fields.String()
-    mfa_enabled = ma.fields.Boolean()
-    mfa_required = ma.fields.Boolean()
-    mfa_token = ma.fields.String()
-    mfa_default_method = ma.fields.String(allow_none=True)
-    available_methods = ma.fields.List(ma.fields.String())
 
 
 class ResetRequestSchema(BaseSchema):
@@ -54,10 +45,7 @@ class ResetConfirmSchema(BaseSchema):
     @validates_schema(skip_on_field_errors=False)
     def password_follows_policy(self, data, **_kwargs):
         if "new_password" in data:
-            try:
-                check_policy(data["new_password"], data.get("email"))
-            except ValidationError as exc:
-                raise ValidationError(exc.messages, field_name="new_password") from exc
+            check_new_password(data["new_password"], data.get("email"), field="new_password")
 
 
 class ChangePasswordSchema(BaseSchema):
@@ -77,7 +65,7 @@ class ChangePasswordResultSchema(BaseSchema):
 
 
 class ProfileUpdateSchema(BaseSchema):
-    full_name = ma.fields.String(allow_none=True, validate=ma.validate.Length(max=200))
+    full_name = ma.fields.String(allow_none=True, validate=ma.validate.Length(max=FULL_NAME_MAX_LENGTH))
     profile_picture = ma.fields.String(allow_none=True)
     timezone = ma.fields.String()
     # Accepted for the browser client's sake; the address is not changed through this route.
@@ -136,7 +124,7 @@ class UserSchema(BaseSchema):
     mfa_enabled = ma.fields.Boolean()
     subscription = ma.fields.Raw(allow_none=True)
     oauth_providers = ma.fields.List(ma.fields.Nested(OAuthLinkSchema))
-    can_change_password = ma.fields.Boolean()
+    can_change_password = ma.fields.Boolean(attribute="has_usable_password")
 
 
 class InstallationStatusSchema(BaseSchema):

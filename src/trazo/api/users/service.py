@@ -1,19 +1,23 @@
 """Accounts: sign-in, password change, profile, deletion (registration and the first-admin claim live in
-`core/accounts.py`, password reset in `reset.py`)."""
+`core/accounts.py`, what every sign-in shares in `core/sign_in.py`, password reset in `reset.py`)."""
+from dataclasses import dataclass
+
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
-from ...auth import confirm_recent_sign_in, current_password_matches, issue_access_token
+from ...auth import confirm_recent_sign_in, current_password_matches
+from ...core import accounts, audit, passwords
 from ...core.accounts import count_users, linked_identities, set_password
 from ...core.plans import ensure_account_deletable, plan_summary
+from ...core.sign_in import sign_in
+from ...core.tokens import issue_access_token
 from ...errors import AccountLocked, BadRequest, Forbidden, Unauthorized
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
+from ...models.security import OAuthIdentity
 from ...models.user import ROLE_ADMIN
 from ...ratelimit import Lockout
-from ...services import audit, passwords
-from ..mfa.login import start_login_challenge
 
 LOCKOUT_FAILURES = 5
 LOCKOUT_SECONDS = 15 * 60
@@ -27,8 +31,12 @@ def installation_status():
     return {"needs_setup": users == 0, "user_count": users}
 
 
+def _admins():
+    return db.session.scalar(select(func.count()).select_from(User).where(User.role == ROLE_ADMIN))
+
+
 def admin_count():
-    return {"count": db.session.scalar(select(func.count()).select_from(User).where(User.role == ROLE_ADMIN))}
+    return {"count": _admins()}
 
 
 # -- sign-in ---------------------------------------------------------------------------
@@ -56,13 +64,7 @@ def login(email, password):
     lockout.succeed()
     if passwords.needs_rehash(user.password_hash):
         user.password_hash = passwords.hash_password(password)
-    if user.mfa_enabled and user.mfa_methods:
-        db.session.commit()
-        return start_login_challenge(user)
-    user.last_login_at = utcnow()
-    db.session.commit()
-    audit.record("login_success", user=user)
-    return {"access_token": issue_access_token(user), "token_type": "bearer", "mfa_enabled": False}
+    return sign_in(user, "login_success")
 
 
 def _credentials_refused(lockout, email):
@@ -98,24 +100,26 @@ def change_password(user, current_password, new_password):
 
 # -- profile ---------------------------------------------------------------------------
 
-def linked_providers(user):
-    """OAuth identities linked to the account."""
-    return linked_identities(user)
+@dataclass(frozen=True)
+class Profile:
+    """An account as /users/me shows it: the row (UserSchema reads its columns), the active plan in the shape
+    the browser client reads ({plan: {name, price_usd, max_projects, max_diagrams}} or None) and the OAuth
+    identities linked to it."""
 
+    user: User
+    subscription: dict | None
+    oauth_providers: list[OAuthIdentity]
 
-def subscription_summary(user):
-    """The active plan in the shape the browser client reads: {plan: {name, price_usd, max_projects, max_diagrams}}."""
-    return plan_summary(user)
+    def __getattr__(self, name):
+        return getattr(self.user, name)
 
 
 def profile(user):
-    return {
-        "id": user.id, "email": user.email, "full_name": user.full_name,
-        "profile_picture": user.profile_picture, "timezone": user.timezone, "role": user.role,
-        "is_active": user.is_active, "created_at": user.created_at, "mfa_enabled": user.mfa_enabled,
-        "subscription": subscription_summary(user), "oauth_providers": linked_providers(user),
-        "can_change_password": user.has_usable_password,
-    }
+    return Profile(user, plan_summary(user), linked_identities(user))
+
+
+def register(data):
+    return profile(accounts.register(data))
 
 
 def update_profile(user, data):
@@ -132,7 +136,7 @@ def delete_account(user, phrase, password=None):
     if (phrase or "").strip().lower() not in DELETE_PHRASES:
         raise BadRequest(_("Invalid confirmation phrase"))
     confirm_recent_sign_in(user, password)
-    if user.is_admin and admin_count()["count"] <= 1:
+    if user.is_admin and _admins() <= 1:
         raise Forbidden(_("Cannot delete the only administrator account."))
     ensure_account_deletable(user)
     db.session.delete(user)

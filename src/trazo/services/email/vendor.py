@@ -3,8 +3,8 @@ import logging
 
 from flask import current_app
 
+from ...core.crypto import DecryptionError
 from ...core.vendors import active_vendor_config
-from ..crypto import DecryptionError
 from .backends import SmtpBackend
 from .resend import ResendBackend
 

@@ -1,0 +1,129 @@
+"""Export a project (or one folder) as a ZIP archive or a Markdown document, and announce its size.
+
+The formats are written by archive/ (docs/export-format.md); here the caller's project is read from
+the database, the diagrams' texts a batch at a time, into a temporary file (in memory while small),
+then sent from that file after the request has given its database connection back, so neither a
+large project nor a slow client holds much memory or a connection.
+"""
+import re
+import tempfile
+import unicodedata
+from urllib.parse import quote
+
+from flask import Response, request
+from flask_babel import gettext
+from sqlalchemy import func, null, select
+from werkzeug.wsgi import wrap_file
+
+from ...archive.layout import ExportDiagram, ExportFolder, ExportSnapshot, assume_descriptions, mark_descriptions
+from ...archive.markdown import estimated_tokens, markdown_chunks, markdown_measure
+from ...archive.zip_export import write_zip, zip_size_bound
+from ...core.ownership import folder_of_project, owned_project
+from ...extensions import db
+from ...models.content import Diagram, Folder
+
+ZIP_TYPE = "application/zip"
+MARKDOWN_TYPE = "text/markdown"  # Flask adds "; charset=utf-8" to text types
+IN_MEMORY_BYTES = 1024 * 1024
+# Texts are read in batches of about this many bytes (one diagram when it is larger) or rows.
+BATCH_BYTES = 4 * 1024 * 1024
+BATCH_ROWS = 200
+METADATA = (Diagram.id, Diagram.title, Diagram.diagram_type, Diagram.folder_id, Diagram.created_at,
+            Diagram.updated_at, Diagram.content_size, Diagram.description_size)
+
+
+def _snapshot(user, project_id, query):
+    """The caller's project (or one of its folders) with the metadata of the diagrams to export."""
+    project = owned_project(user, project_id)
+    diagrams = select(*METADATA).where(Diagram.project_id == project.id)
+    if query["folder_id"]:
+        folders = [folder_of_project(project.id, query["folder_id"])]
+        diagrams = diagrams.where(Diagram.folder_id == folders[0].id)
+    else:
+        folders = db.session.scalars(select(Folder).where(Folder.project_id == project.id)
+                                     .order_by(func.lower(Folder.name), Folder.id)).all()
+    folders = [ExportFolder(folder.id, folder.name, folder.color) for folder in folders]
+    return ExportSnapshot(
+        project={"id": project.id, "name": project.name, "emoji": project.emoji, "description": project.description},
+        scope_folder=folders[0] if query["folder_id"] else None,
+        folders=folders,
+        diagrams=[ExportDiagram(*row) for row in db.session.execute(diagrams.order_by(Diagram.created_at, Diagram.id))],
+        with_descriptions=query["descriptions"],
+        read_texts=diagram_texts)
+
+
+def _batches(diagrams, size):
+    batch, total = [], 0
+    for diagram in diagrams:
+        if batch and (total + size(diagram) > BATCH_BYTES or len(batch) >= BATCH_ROWS):
+            yield batch
+            batch, total = [], 0
+        batch.append(diagram)
+        total += size(diagram)
+    if batch:
+        yield batch
+
+
+def diagram_texts(diagrams, with_content=True):
+    """(diagram, content, description) in the order of `diagrams`, loaded a batch of about BATCH_BYTES
+    at a time, so an export holds a few diagrams in memory, never the whole project. A diagram deleted
+    meanwhile comes out empty. Without content, content is None."""
+    columns = (Diagram.id, Diagram.content if with_content else null(), Diagram.description)
+
+    def size(diagram):
+        return diagram.description_size + (diagram.content_size if with_content else 0)
+
+    for batch in _batches(diagrams, size):
+        rows = {row[0]: row[1:] for row in db.session.execute(
+            select(*columns).where(Diagram.id.in_([diagram.id for diagram in batch])))}
+        for diagram in batch:
+            content, description = rows.get(diagram.id, ("", ""))
+            yield diagram, (content or "") if with_content else None, description or ""
+
+
+def content_disposition(filename):
+    """An attachment header with an ASCII fallback and the UTF-8 name (RFC 6266 / RFC 5987)."""
+    ascii_name = unicodedata.normalize("NFKD", filename).encode("ascii", "ignore").decode()
+    ascii_name = re.sub(r'["\\]', "", ascii_name).strip() or "export"
+    if ascii_name.startswith("."):
+        ascii_name = "export" + ascii_name
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
+def export_response(user, project_id, query):
+    """The download, sent from the file it was written to."""
+    snapshot = _snapshot(user, project_id, query)
+    target = tempfile.SpooledTemporaryFile(max_size=IN_MEMORY_BYTES)
+    try:
+        if query["format"] == "markdown":
+            for chunk in markdown_chunks(snapshot, query["variant"], gettext):
+                target.write(chunk.encode())
+            mimetype, extension = MARKDOWN_TYPE, ".md"
+        else:
+            mark_descriptions(snapshot)
+            write_zip(snapshot, target, gettext)
+            mimetype, extension = ZIP_TYPE, ".zip"
+        size = target.tell()
+        target.seek(0)
+    except BaseException:
+        target.close()
+        raise
+    return Response(wrap_file(request.environ, target), mimetype=mimetype, direct_passthrough=True,
+                    headers={"Content-Disposition": content_disposition(snapshot.file_name(extension)),
+                             "Content-Length": str(size)})
+
+
+def export_summary(user, project_id, query):
+    """Counts, size in bytes and (Markdown for AI) a token estimate of the same export.
+    A ZIP's size is an upper bound from the sizes kept in the database: nothing is read or compressed."""
+    snapshot = _snapshot(user, project_id, query)
+    tokens, upper_bound = None, False
+    if query["format"] == "markdown":
+        (size, characters), extension = markdown_measure(snapshot, query["variant"], gettext), ".md"
+        if query["variant"] == "ai":
+            tokens = estimated_tokens(characters)
+    else:
+        assume_descriptions(snapshot)
+        size, extension, upper_bound = zip_size_bound(snapshot, gettext), ".zip", True
+    return {"diagram_count": len(snapshot.diagrams), "folder_count": len(snapshot.folders), "size_bytes": size,
+            "size_is_upper_bound": upper_bound, "estimated_tokens": tokens, "filename": snapshot.file_name(extension)}

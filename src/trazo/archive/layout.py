@@ -1,0 +1,124 @@
+"""What an export holds: the project (or one folder), where each file goes, and the names both the writer
+and the reader of an archive use (docs/export-format.md).
+
+The snapshot carries the diagrams' metadata only; their texts come from `read_texts(diagrams,
+with_content=True)`, given by the caller, which yields (diagram, content, description) in the order of
+`diagrams` (content None without content), so an export never holds the whole project in memory.
+"""
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..core.diagram_types import FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
+from ..models.base import utcnow
+from .naming import sanitize, unique
+
+# The name the product we replace gave its archives, kept so archives move both ways: docs/export-format.md.
+FORMAT = "diagramahub-export"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+README = "README.md"
+DESCRIPTION_EXTENSION = ".md"
+TYPE_LABELS = {"mermaid": "Mermaid", "flowchart": "Mermaid", "plantuml": "PlantUML", "c4plantuml": "C4-PlantUML",
+               "d2": "D2", "dbml": "DBML", "graphviz": "Graphviz"}
+
+
+@dataclass
+class ExportFolder:
+    id: str
+    name: str
+    color: str
+    path: str = ""
+
+
+@dataclass
+class ExportDiagram:
+    """A diagram's metadata; its content and description are read a few diagrams at a time."""
+
+    id: str
+    title: str
+    diagram_type: str
+    folder_id: str | None
+    created_at: datetime
+    updated_at: datetime
+    content_size: int
+    description_size: int
+    stem: str = ""  # the path without the extension
+    path: str = ""
+    description_path: str | None = None
+
+
+@dataclass
+class ExportSnapshot:
+    """The project (`{id, name, emoji, description}`), its folders (or the one exported) and the metadata
+    of the diagrams to export, each given its path on creation."""
+
+    project: dict
+    scope_folder: ExportFolder | None
+    folders: list
+    diagrams: list
+    with_descriptions: bool
+    read_texts: Callable
+    exported_at: datetime = field(default_factory=utcnow)
+    root: str = ""
+
+    def __post_init__(self):
+        _assign_paths(self)
+
+    @property
+    def title(self):
+        return self.scope_folder.name if self.scope_folder else self.project["name"]
+
+    def folder_by_id(self):
+        return {folder.id: folder for folder in self.folders}
+
+    def file_name(self, extension):
+        fallback = "folder" if self.scope_folder else "project"
+        return f"{sanitize(self.title, fallback)}-{self.exported_at:%Y%m%d}{extension}"
+
+
+def _assign_paths(snapshot):
+    """Unique, safe paths: one directory per folder, one source file (and description) per diagram."""
+    snapshot.root = sanitize(snapshot.title, "folder" if snapshot.scope_folder else "project")
+    root_taken = {"readme", "manifest"}
+    folder_names = set()
+    for folder in snapshot.folders:
+        folder.path = unique(sanitize(folder.name, "folder"), folder_names)
+    taken = {folder.id: set() for folder in snapshot.folders}
+    folders = snapshot.folder_by_id()
+    for diagram in snapshot.diagrams:
+        folder = folders.get(diagram.folder_id)
+        base = unique(sanitize(diagram.title, "diagram"), taken[folder.id] if folder else root_taken)
+        directory = f"{folder.path}/" if folder else ""
+        diagram.stem = directory + base
+        diagram.path = diagram.stem + SOURCE_EXTENSIONS.get(diagram.diagram_type, PLAIN_TEXT_EXTENSION)
+
+
+def mark_descriptions(snapshot):
+    """Give a description file to the diagrams with a non-blank description (read without content)."""
+    if not snapshot.with_descriptions:
+        return
+    described = [diagram for diagram in snapshot.diagrams if diagram.description_size]
+    for diagram, _content, description in snapshot.read_texts(described, with_content=False):
+        if description.strip():
+            diagram.description_path = diagram.stem + DESCRIPTION_EXTENSION
+
+
+def assume_descriptions(snapshot):
+    """Every diagram with a stored description gets a file: the most an export can hold (for its size)."""
+    if snapshot.with_descriptions:
+        for diagram in snapshot.diagrams:
+            if diagram.description_size:
+                diagram.description_path = diagram.stem + DESCRIPTION_EXTENSION
+
+
+def description_file(diagram, description):
+    """The sibling Markdown file of a diagram: its title as a heading, then the description."""
+    return f"# {diagram.title}\n\n{description}"
+
+
+def type_label(diagram_type, gettext):
+    """The language's name, as the README and the Markdown export show it."""
+    if diagram_type == FREEHAND:
+        return gettext("Freehand sketch")
+    return TYPE_LABELS.get(diagram_type, diagram_type)

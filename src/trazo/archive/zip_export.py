@@ -1,0 +1,120 @@
+"""The ZIP export: README, manifest and one file per diagram, written to a file as it is compressed,
+and the most it can weigh. The README is localized through the `gettext` function the caller passes."""
+import json
+import zipfile
+
+from .layout import FORMAT, FORMAT_VERSION, MANIFEST, README, description_file, type_label
+
+# The end of central directory record, plus the ZIP64 records zipfile adds past 65,535 entries.
+END_RECORDS = 22 + 56 + 20
+
+
+def manifest(snapshot):
+    """The machine-readable index an import uses to restore folders, titles and types exactly."""
+    folders = snapshot.folder_by_id()
+    diagrams = []
+    for diagram in snapshot.diagrams:
+        folder = folders.get(diagram.folder_id)
+        entry = {"id": diagram.id, "title": diagram.title, "type": diagram.diagram_type, "path": diagram.path,
+                 "folder": folder.path if folder else None, "folder_id": diagram.folder_id,
+                 "created_at": diagram.created_at.isoformat(), "updated_at": diagram.updated_at.isoformat()}
+        if diagram.description_path:
+            entry["description_path"] = diagram.description_path
+        diagrams.append(entry)
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "exported_at": snapshot.exported_at.isoformat(timespec="seconds"),
+        "project": snapshot.project,
+        "scope": {"folder": snapshot.scope_folder.name if snapshot.scope_folder else None},
+        "folders": [{"id": f.id, "name": f.name, "color": f.color, "path": f.path} for f in snapshot.folders],
+        "diagrams": diagrams,
+    }
+
+
+def _cell(text):
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def readme(snapshot, gettext):
+    """A human index of the archive (localized)."""
+    lines = [f"# {snapshot.title}", ""]
+    if snapshot.scope_folder:
+        lines += [gettext('Folder "%(folder)s" of project "%(project)s".', folder=snapshot.scope_folder.name,
+                          project=snapshot.project["name"]), ""]
+    headings = (gettext("File"), gettext("Diagram"), gettext("Type"), gettext("Updated"))
+    lines += [
+        gettext("Exported on %(date)s UTC: %(folders)s folder(s), %(diagrams)s diagram(s).",
+                date=f"{snapshot.exported_at:%Y-%m-%d %H:%M}", folders=len(snapshot.folders),
+                diagrams=len(snapshot.diagrams)), "",
+        gettext("Each diagram is a source file whose extension names its language: .mmd Mermaid, .puml PlantUML, "
+                ".d2 D2, .dbml DBML, .dot Graphviz, .freehand.json freehand sketch (JSON), .txt other types. "
+                "A .md file next to a diagram holds its description. manifest.json lets the archive be imported "
+                "back as it was."), "",
+        "| " + " | ".join(headings) + " |", "|---|---|---|---|",
+    ]
+    lines += [f"| `{_cell(d.path)}` | {_cell(d.title)} | {type_label(d.diagram_type, gettext)} | "
+              f"{d.updated_at:%Y-%m-%d} |" for d in snapshot.diagrams]
+    return "\n".join(lines) + "\n"
+
+
+def _entry(name, moment, compress=zipfile.ZIP_DEFLATED):
+    info = zipfile.ZipInfo(name, date_time=moment.timetuple()[:6])
+    info.compress_type = compress
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def _index_entries(archive, snapshot, gettext):
+    root, moment = snapshot.root, snapshot.exported_at
+    archive.writestr(_entry(f"{root}/{README}", moment, zipfile.ZIP_STORED), readme(snapshot, gettext).encode())
+    archive.writestr(_entry(f"{root}/{MANIFEST}", moment, zipfile.ZIP_STORED), _manifest_bytes(manifest(snapshot)))
+    for folder in snapshot.folders:
+        directory = _entry(f"{root}/{folder.path}/", moment, zipfile.ZIP_STORED)
+        directory.external_attr = 0o40755 << 16 | 0x10
+        archive.writestr(directory, b"")
+
+
+def _manifest_bytes(manifest_data):
+    return json.dumps(manifest_data, ensure_ascii=False, indent=2).encode()
+
+
+def write_zip(snapshot, target, gettext):
+    """Write the archive into the seekable file `target`, reading a few diagrams' texts at a time.
+    Call it on a snapshot whose description files are decided (mark_descriptions)."""
+    root = snapshot.root
+    with zipfile.ZipFile(target, "w") as archive:
+        _index_entries(archive, snapshot, gettext)
+        for diagram, content, description in snapshot.read_texts(snapshot.diagrams):
+            archive.writestr(_entry(f"{root}/{diagram.path}", diagram.updated_at), content.encode())
+            if diagram.description_path:
+                archive.writestr(_entry(f"{root}/{diagram.description_path}", diagram.updated_at),
+                                 description_file(diagram, description).encode())
+
+
+def _deflate_bound(size):
+    """zlib's deflateBound() for its default settings, which zipfile uses: the most deflate writes."""
+    return size + (size >> 12) + (size >> 14) + (size >> 25) + 13
+
+
+def _entry_bound(name, data_bound):
+    """Local header, central directory record and data of one entry (no extra fields)."""
+    name_size = len(name.encode())
+    return 30 + name_size + data_bound + 46 + name_size
+
+
+def zip_size_bound(snapshot, gettext):
+    """The most the archive can weigh, from the sizes kept in the database: no text is read or
+    compressed. Call it on a snapshot where every stored description counts (assume_descriptions)."""
+    root = snapshot.root
+    total = END_RECORDS
+    total += _entry_bound(f"{root}/{README}", len(readme(snapshot, gettext).encode()))
+    total += _entry_bound(f"{root}/{MANIFEST}", len(_manifest_bytes(manifest(snapshot))))
+    total += sum(_entry_bound(f"{root}/{folder.path}/", 0) for folder in snapshot.folders)
+    for diagram in snapshot.diagrams:
+        total += _entry_bound(f"{root}/{diagram.path}", _deflate_bound(diagram.content_size))
+        if diagram.description_path:
+            heading = len(f"# {diagram.title}\n\n".encode())
+            total += _entry_bound(f"{root}/{diagram.description_path}",
+                                  _deflate_bound(heading + diagram.description_size))
+    return total
