@@ -13,7 +13,8 @@ What each level adds to every operation of the route (a function view, or each m
   is invalid), the bearer security requirement and a documented 401;
 - ADMIN: the same with the administrator check, and a documented 403;
 - PUBLIC: no check, and `security: []` in the document.
-Every route documents 429 (every route has a rate limit); `not_found` documents the 404 its lookup answers.
+Every route documents 429 unless the blueprint is built with `rate_limited=False` (one the limiter
+exempts); `not_found` documents the 404 its lookup answers.
 """
 import flask_smorest
 from flask.views import MethodView
@@ -27,6 +28,10 @@ BEARER = [{"bearerAuth": []}]
 
 class Blueprint(flask_smorest.Blueprint):
     """flask-smorest's Blueprint whose `route` takes `auth` and `not_found` (see the module's docstring)."""
+
+    def __init__(self, *args, rate_limited=True, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rate_limited = rate_limited
 
     def route(self, rule, *, auth=USER, not_found=None, parameters=None, tags=None, **options):
         register = super().route(rule, parameters=parameters, tags=tags, **options)
@@ -48,7 +53,8 @@ class Blueprint(flask_smorest.Blueprint):
 
     def _guard(self, func, level, not_found):
         """`func` with its access check and the documentation of its common answers."""
-        func = self.alt_response(429, schema=ErrorSchema, description="Too many requests (see Retry-After)")(func)
+        if self.rate_limited:
+            func = self.alt_response(429, schema=ErrorSchema, description="Too many requests (see Retry-After)")(func)
         if not_found:
             func = self.alt_response(404, schema=ErrorSchema, description=not_found)(func)
         if level == PUBLIC:

@@ -5,6 +5,7 @@ from flask import request
 from flask.views import MethodView
 
 from ...auth import current_user
+from ...errors import ErrorSchema
 from ..blueprint import ADMIN, PUBLIC, Blueprint
 from . import invoices, plans, service, webhook
 from .schemas import (
@@ -73,7 +74,7 @@ def usage():
 @subscriptions_blp.route("/billing-history")
 @subscriptions_blp.arguments(BillingHistoryQuerySchema, location="query")
 @subscriptions_blp.response(200, BillingHistorySchema)
-@subscriptions_blp.alt_response(503, "DEFAULT_ERROR", description=NOT_CONFIGURED)
+@subscriptions_blp.alt_response(503, schema=ErrorSchema, description=NOT_CONFIGURED)
 def billing_history(query):
     """List my invoices, newest first"""
     return invoices.billing_history(current_user, query["limit"])
@@ -82,9 +83,10 @@ def billing_history(query):
 @subscriptions_blp.route("/checkout", methods=["POST"], not_found="Plan not found")
 @subscriptions_blp.arguments(CheckoutSchema)
 @subscriptions_blp.response(200, CheckoutResultSchema)
-@subscriptions_blp.alt_response(400, "DEFAULT_ERROR", description="Already on this plan, or already paying for another")
-@subscriptions_blp.alt_response(502, "DEFAULT_ERROR", description=PROVIDER_FAILED)
-@subscriptions_blp.alt_response(503, "DEFAULT_ERROR", description=NOT_CONFIGURED)
+@subscriptions_blp.alt_response(400, schema=ErrorSchema,
+                                description="Already on this plan, or already paying for another")
+@subscriptions_blp.alt_response(502, schema=ErrorSchema, description=PROVIDER_FAILED)
+@subscriptions_blp.alt_response(503, schema=ErrorSchema, description=NOT_CONFIGURED)
 def start_checkout(data):
     """Start paying for a plan (or switch to a free plan at once)"""
     return service.start_checkout(current_user, data["plan_id"])
@@ -93,9 +95,9 @@ def start_checkout(data):
 @subscriptions_blp.route("/cancel", methods=["POST"])
 @subscriptions_blp.arguments(CancelQuerySchema, location="query")
 @subscriptions_blp.response(200, CancelResultSchema)
-@subscriptions_blp.alt_response(400, "DEFAULT_ERROR", description="No paid subscription")
-@subscriptions_blp.alt_response(502, "DEFAULT_ERROR", description=PROVIDER_FAILED)
-@subscriptions_blp.alt_response(503, "DEFAULT_ERROR", description=NOT_CONFIGURED)
+@subscriptions_blp.alt_response(400, schema=ErrorSchema, description="No paid subscription")
+@subscriptions_blp.alt_response(502, schema=ErrorSchema, description=PROVIDER_FAILED)
+@subscriptions_blp.alt_response(503, schema=ErrorSchema, description=NOT_CONFIGURED)
 def cancel(query):
     """Cancel my paid subscription, at the end of the period or immediately"""
     return service.cancel(current_user, query["immediate"])
@@ -103,8 +105,8 @@ def cancel(query):
 
 @subscriptions_blp.route("/update-payment-method", methods=["POST"])
 @subscriptions_blp.response(200, PortalSessionSchema)
-@subscriptions_blp.alt_response(400, "DEFAULT_ERROR", description="No paid subscription")
-@subscriptions_blp.alt_response(503, "DEFAULT_ERROR", description=NOT_CONFIGURED)
+@subscriptions_blp.alt_response(400, schema=ErrorSchema, description="No paid subscription")
+@subscriptions_blp.alt_response(503, schema=ErrorSchema, description=NOT_CONFIGURED)
 def update_payment_method():
     """Open the payment provider's portal to change my payment method"""
     return service.payment_method_portal(current_user)
@@ -112,7 +114,7 @@ def update_payment_method():
 
 @subscriptions_blp.route("/invoices/<invoice_id>/pdf-url", not_found="Invoice not found or access denied")
 @subscriptions_blp.response(200, PdfUrlSchema)
-@subscriptions_blp.alt_response(503, "DEFAULT_ERROR", description=NOT_CONFIGURED)
+@subscriptions_blp.alt_response(503, schema=ErrorSchema, description=NOT_CONFIGURED)
 def invoice_pdf_url(invoice_id):
     """Get the PDF address of one of my invoices"""
     return invoices.invoice_pdf_url(current_user, invoice_id)
@@ -129,8 +131,8 @@ class AdminPlans(MethodView):
 
     @admin_plans_blp.arguments(PlanCreateSchema)
     @admin_plans_blp.response(201, AdminPlanSchema)
-    @admin_plans_blp.alt_response(400, "DEFAULT_ERROR", description="Duplicate name or code, reserved code")
-    @admin_plans_blp.alt_response(502, "DEFAULT_ERROR", description=PROVIDER_FAILED)
+    @admin_plans_blp.alt_response(400, schema=ErrorSchema, description="Duplicate name or code, reserved code")
+    @admin_plans_blp.alt_response(502, schema=ErrorSchema, description=PROVIDER_FAILED)
     def post(self, data):
         """Create a plan (synchronised with the payment provider when configured)"""
         return plans.create_plan(data)
@@ -140,14 +142,14 @@ class AdminPlans(MethodView):
 class AdminPlan(MethodView):
     @admin_plans_blp.arguments(PlanUpdateSchema)
     @admin_plans_blp.response(200, AdminPlanSchema)
-    @admin_plans_blp.alt_response(400, "DEFAULT_ERROR", description="Not allowed for this plan")
-    @admin_plans_blp.alt_response(502, "DEFAULT_ERROR", description=PROVIDER_FAILED)
+    @admin_plans_blp.alt_response(400, schema=ErrorSchema, description="Not allowed for this plan")
+    @admin_plans_blp.alt_response(502, schema=ErrorSchema, description=PROVIDER_FAILED)
     def put(self, data, plan_id):
         """Edit a plan"""
         return plans.update_plan(plan_id, data)
 
     @admin_plans_blp.response(200, PlanDeletedSchema)
-    @admin_plans_blp.alt_response(400, "DEFAULT_ERROR", description="The FREE plan")
+    @admin_plans_blp.alt_response(400, schema=ErrorSchema, description="The FREE plan")
     def delete(self, plan_id):
         """Delete a plan, or deactivate it when it has subscriptions"""
         return plans.delete_plan(plan_id)
@@ -156,7 +158,7 @@ class AdminPlan(MethodView):
 @admin_plans_blp.route("/<plan_id>/prices", methods=["POST"], auth=ADMIN, not_found="Plan not found")
 @admin_plans_blp.arguments(PlanPriceCreateSchema)
 @admin_plans_blp.response(201, AdminPlanSchema)
-@admin_plans_blp.alt_response(400, "DEFAULT_ERROR", description="Unsupported or existing currency")
+@admin_plans_blp.alt_response(400, schema=ErrorSchema, description="Unsupported or existing currency")
 def add_price(data, plan_id):
     """Add a price in another currency to a plan"""
     return plans.add_price(plan_id, data["currency"], data["amount"])
@@ -165,7 +167,7 @@ def add_price(data, plan_id):
 @admin_plans_blp.route("/<plan_id>/prices/<currency>", methods=["DELETE"], auth=ADMIN,
                        not_found="Plan or price not found")
 @admin_plans_blp.response(200, AdminPlanSchema)
-@admin_plans_blp.alt_response(400, "DEFAULT_ERROR", description="The USD price")
+@admin_plans_blp.alt_response(400, schema=ErrorSchema, description="The USD price")
 def remove_price(plan_id, currency):
     """Remove a plan's price in one currency"""
     return plans.remove_price(plan_id, currency)
@@ -176,11 +178,12 @@ def remove_price(plan_id, currency):
 @webhooks_blp.route("/<provider>", methods=["POST"], auth=PUBLIC, not_found="Unknown provider")
 @webhooks_blp.doc(requestBody=SIGNED_EVENT)
 @webhooks_blp.response(200, WebhookResultSchema)
-@webhooks_blp.alt_response(400, "DEFAULT_ERROR", description="Unparsable event")
-@webhooks_blp.alt_response(401, "DEFAULT_ERROR", description="Missing or invalid signature")
-@webhooks_blp.alt_response(409, "DEFAULT_ERROR", description="Raced with another event; the provider delivers it again")
+@webhooks_blp.alt_response(400, schema=ErrorSchema, description="Unparsable event")
+@webhooks_blp.alt_response(401, schema=ErrorSchema, description="Missing or invalid signature")
+@webhooks_blp.alt_response(409, schema=ErrorSchema,
+                           description="Raced with another event; the provider delivers it again")
 @webhooks_blp.alt_response(422, "UNPROCESSABLE_ENTITY", description="A body that is not acceptable JSON")
-@webhooks_blp.alt_response(503, "DEFAULT_ERROR", description=NOT_CONFIGURED)
+@webhooks_blp.alt_response(503, schema=ErrorSchema, description=NOT_CONFIGURED)
 def receive(provider):
     """Receive a payment provider event ("payment" is the configured provider)"""
     return webhook.receive(provider, request.get_data(cache=False), request.headers.get("Stripe-Signature"))

@@ -6,7 +6,7 @@ from ..blueprint import PUBLIC, Blueprint
 from . import service
 from .schemas import HealthSchema, ServiceInfoSchema
 
-blp = Blueprint("health", __name__, description="Service status")
+blp = Blueprint("health", __name__, description="Service status", rate_limited=False)
 limiter.exempt(blp)
 HEALTH_BODY = b'{"status":"ok"}\n'
 

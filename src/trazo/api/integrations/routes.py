@@ -2,6 +2,7 @@
 from flask.views import MethodView
 
 from ...auth import current_user
+from ...errors import ErrorSchema
 from ..blueprint import ADMIN, Blueprint
 from ..common import MessageSchema
 from . import service
@@ -70,7 +71,7 @@ def test_vendor(vendor_id):
 
 @blp.route("/vendors/<vendor_id>/set-default", methods=["PUT"], auth=ADMIN, not_found="Unknown vendor")
 @blp.response(200, VendorSchema)
-@blp.alt_response(400, "DEFAULT_ERROR", description="Not successfully tested")
+@blp.alt_response(400, schema=ErrorSchema, description="Not successfully tested")
 def set_default(vendor_id):
     """Make a tested vendor the one its category uses"""
     return service.set_default(current_user, vendor_id)

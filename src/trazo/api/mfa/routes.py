@@ -1,5 +1,6 @@
 """Multi-factor authentication routes (token rules: docs/api.md)."""
 from ...auth import current_user
+from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..blueprint import ADMIN, PUBLIC, Blueprint
@@ -34,7 +35,7 @@ blp = Blueprint("mfa", __name__, description="Multi-factor authentication")
 @limiter.limit(limit("MFA_VERIFY"))
 @blp.arguments(VerifySchema)
 @blp.response(200, VerifyResultSchema)
-@blp.alt_response(401, "DEFAULT_ERROR", description="Wrong code, or the login expired")
+@blp.alt_response(401, schema=ErrorSchema, description="Wrong code, or the login expired")
 def verify(data):
     """Finish a sign-in with a TOTP, e-mail or recovery code"""
     return login.verify(data)
@@ -43,7 +44,7 @@ def verify(data):
 @blp.route("/switch-method", methods=["POST"], auth=PUBLIC)
 @blp.arguments(SwitchMethodSchema)
 @blp.response(200, SwitchResultSchema)
-@blp.alt_response(401, "DEFAULT_ERROR", description="The login expired")
+@blp.alt_response(401, schema=ErrorSchema, description="The login expired")
 def switch_method(data):
     """Use another second factor for the sign-in in progress"""
     return login.switch_method(data)
@@ -69,7 +70,7 @@ def status():
 @blp.route("/setup-totp", methods=["POST"])
 @blp.arguments(IdentitySchema)
 @blp.response(200, TotpSetupSchema)
-@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def setup_totp(data):
     """Create a pending TOTP secret and its QR code"""
     return service.setup_totp(current_user, data["password"])
@@ -78,8 +79,8 @@ def setup_totp(data):
 @blp.route("/enable-totp", methods=["POST"])
 @blp.arguments(ActivationSchema)
 @blp.response(200, ActivationResultSchema)
-@blp.alt_response(400, "DEFAULT_ERROR", description="No pending secret or wrong code")
-@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(400, schema=ErrorSchema, description="No pending secret or wrong code")
+@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def enable_totp(data):
     """Confirm the pending TOTP secret with a code and turn TOTP on"""
     return service.enable_totp(current_user, data["code"], data["set_as_default"], data["password"])
@@ -88,7 +89,7 @@ def enable_totp(data):
 @blp.route("/enable-email", methods=["POST"])
 @blp.arguments(IdentitySchema)
 @blp.response(200, MessageSchema)
-@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def enable_email(data):
     """E-mail a code that turns e-mail MFA on"""
     return service.enable_email(current_user, data["password"])
@@ -97,8 +98,8 @@ def enable_email(data):
 @blp.route("/verify-email-activation", methods=["POST"])
 @blp.arguments(ActivationSchema)
 @blp.response(200, ActivationResultSchema)
-@blp.alt_response(400, "DEFAULT_ERROR", description="No code, expired or wrong code")
-@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(400, schema=ErrorSchema, description="No code, expired or wrong code")
+@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def verify_email_activation(data):
     """Turn e-mail MFA on with the e-mailed code"""
     return service.verify_email_activation(current_user, data["code"], data["set_as_default"], data["password"])
@@ -107,7 +108,7 @@ def verify_email_activation(data):
 @blp.route("/disable", methods=["POST"])
 @blp.arguments(DisableSchema)
 @blp.response(200, MessageSchema)
-@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def disable(data):
     """Turn one MFA method off"""
     return service.disable(current_user, data["method"], data["password"])
@@ -116,7 +117,7 @@ def disable(data):
 @blp.route("/regenerate-recovery-codes", methods=["POST"])
 @blp.arguments(IdentitySchema)
 @blp.response(200, RecoveryCodesSchema)
-@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def regenerate_recovery_codes(data):
     """Replace my recovery codes"""
     return service.regenerate_recovery_codes(current_user, data["password"])
@@ -125,7 +126,7 @@ def regenerate_recovery_codes(data):
 @blp.route("/default-method", methods=["PUT"])
 @blp.arguments(DefaultMethodSchema)
 @blp.response(200, MessageSchema)
-@blp.alt_response(403, "DEFAULT_ERROR", description="Wrong password, or no password and no recent sign-in")
+@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def default_method(data):
     """Choose the method a sign-in asks for first"""
     return service.set_default_method(current_user, data["method"], data["password"])

@@ -1,4 +1,5 @@
 """OAuth sign-in routes (token rules: docs/api.md)."""
+from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..blueprint import PUBLIC, Blueprint
@@ -28,10 +29,10 @@ def authorize(provider):
 @limiter.limit(limit("OAUTH_CALLBACK"))
 @blp.arguments(CallbackSchema)
 @blp.response(200, LoginResultSchema)
-@blp.alt_response(400, "DEFAULT_ERROR", description="Invalid, reused or expired state")
-@blp.alt_response(401, "DEFAULT_ERROR", description="The provider refused the code")
-@blp.alt_response(403, "DEFAULT_ERROR", description="E-mail not verified, or inactive account")
-@blp.alt_response(502, "DEFAULT_ERROR", description="The provider failed")
+@blp.alt_response(400, schema=ErrorSchema, description="Invalid, reused or expired state")
+@blp.alt_response(401, schema=ErrorSchema, description="The provider refused the code")
+@blp.alt_response(403, schema=ErrorSchema, description="E-mail not verified, or inactive account")
+@blp.alt_response(502, schema=ErrorSchema, description="The provider failed")
 def callback(data):
     """Finish a sign-in with the provider's code (an access token or an MFA challenge)"""
     return service.callback(data["code"], data["state"], data["provider"])

@@ -101,7 +101,7 @@ def _dry_run():
 @blp.alt_response(400, schema=error_doc(ObjectErrorSchema, ErrorSchema),
                   description="No files, or {error: invalid_upload | nothing_to_import, message, ...}")
 @blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
-@blp.alt_response(413, "DEFAULT_ERROR", description="Upload too large")
+@blp.alt_response(413, schema=ErrorSchema, description="Upload too large")
 @blp.alt_response(500, schema=ObjectErrorSchema,
                   description="{error: import_failed, rolled_back: true, message}: nothing was saved")
 def import_into_project(query, upload, project_id):

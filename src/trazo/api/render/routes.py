@@ -1,6 +1,7 @@
 """Public diagram rendering routes."""
 from flask import Response
 
+from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..blueprint import PUBLIC, Blueprint
@@ -19,12 +20,12 @@ SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 @limiter.limit(limit("RENDER"))
 @blp.arguments(RenderSchema)
 @blp.response(200, {"type": "string"}, content_type="image/svg+xml", description="The diagram as SVG")
-@blp.alt_response(400, "DEFAULT_ERROR", description="Unsupported type (the supported ones are listed), a "
+@blp.alt_response(400, schema=ErrorSchema, description="Unsupported type (the supported ones are listed), a "
                                                     "type only Kroki draws on the local backend (with the "
                                                     "reason), a syntax error (with its line), or a diagram "
                                                     "too large or complex to draw")
-@blp.alt_response(502, "DEFAULT_ERROR", description="The renderer failed")
-@blp.alt_response(504, "DEFAULT_ERROR", description="The renderer did not answer in time")
+@blp.alt_response(502, schema=ErrorSchema, description="The renderer failed")
+@blp.alt_response(504, schema=ErrorSchema, description="The renderer did not answer in time")
 def render(data):
     """Render a diagram source to SVG"""
     return Response(service.render(data["diagram_type"], data["source"]), mimetype="image/svg+xml",

@@ -2,6 +2,7 @@
 from flask.views import MethodView
 
 from ...auth import current_user
+from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..blueprint import PUBLIC, Blueprint
@@ -71,8 +72,8 @@ def link_info(token):
 @public_blp.arguments(ShareAccessQuerySchema, location="query")
 @public_blp.arguments(ShareAccessHeaderSchema, location="headers")
 @public_blp.response(200, SharedDiagramSchema)
-@public_blp.alt_response(403, "DEFAULT_ERROR", description="Protected link without a valid access token")
-@public_blp.alt_response(410, "DEFAULT_ERROR", description="Expired link")
+@public_blp.alt_response(403, schema=ErrorSchema, description="Protected link without a valid access token")
+@public_blp.alt_response(410, schema=ErrorSchema, description="Expired link")
 def shared_diagram(query, headers, token):
     """Read a shared diagram"""
     return public.shared_diagram(token, query.get("access_token") or headers.get("access_token"))
@@ -83,8 +84,8 @@ def shared_diagram(query, headers, token):
 @_public_limit()
 @public_blp.arguments(VerifyCodeSchema)
 @public_blp.response(200, VerifiedDiagramSchema)
-@public_blp.alt_response(403, "DEFAULT_ERROR", description="Incorrect code (the attempts left are named)")
-@public_blp.alt_response(410, "DEFAULT_ERROR", description="Expired link")
+@public_blp.alt_response(403, schema=ErrorSchema, description="Incorrect code (the attempts left are named)")
+@public_blp.alt_response(410, schema=ErrorSchema, description="Expired link")
 def verify_code(data, token):
     """Unlock a protected shared diagram with its access code"""
     return public.verify_code(token, data["access_code"])

@@ -2,6 +2,7 @@
 from flask.views import MethodView
 
 from ...auth import current_user
+from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..blueprint import PUBLIC, Blueprint
@@ -42,7 +43,7 @@ def admin_count():
 @limiter.limit(limit("REGISTER"))
 @blp.arguments(RegisterSchema)
 @blp.response(201, UserSchema)
-@blp.alt_response(400, "DEFAULT_ERROR", description="E-mail already registered")
+@blp.alt_response(400, schema=ErrorSchema, description="E-mail already registered")
 def register(data):
     """Create an account (the first one becomes the administrator)"""
     return service.register(data)
@@ -52,7 +53,7 @@ def register(data):
 @limiter.limit(limit("LOGIN"))
 @blp.arguments(LoginSchema)
 @blp.response(200, LoginResultSchema)
-@blp.alt_response(401, "DEFAULT_ERROR", description="Incorrect e-mail or password")
+@blp.alt_response(401, schema=ErrorSchema, description="Incorrect e-mail or password")
 def login(data):
     """Sign in with e-mail and password"""
     return service.login(data["email"], data["password"])
@@ -71,7 +72,7 @@ def reset_password_request(data):
 @limiter.limit(limit("RESET_CONFIRM"))
 @blp.arguments(ResetConfirmSchema)
 @blp.response(200, MessageSchema)
-@blp.alt_response(400, "DEFAULT_ERROR", description="Invalid or expired token")
+@blp.alt_response(400, schema=ErrorSchema, description="Invalid or expired token")
 def reset_password_confirm(data):
     """Set a new password with the e-mailed token"""
     return reset.confirm_password_reset(data["email"], data["token"], data["new_password"])
@@ -92,7 +93,7 @@ class Me(MethodView):
 
     @blp.arguments(DeleteAccountSchema)
     @blp.response(200, MessageSchema)
-    @blp.alt_response(403, "DEFAULT_ERROR",
+    @blp.alt_response(403, schema=ErrorSchema,
                       description="Wrong password, no recent sign-in, or the only administrator")
     def delete(self, data):
         """Delete my account and everything it owns"""
@@ -103,7 +104,7 @@ class Me(MethodView):
 @blp.route("/change-password", methods=["PUT"])
 @blp.arguments(ChangePasswordSchema)
 @blp.response(200, ChangePasswordResultSchema)
-@blp.alt_response(400, "DEFAULT_ERROR", description="Current password missing or incorrect")
+@blp.alt_response(400, schema=ErrorSchema, description="Current password missing or incorrect")
 def change_password(data):
     """Change my password (answers a fresh token)"""
     return service.change_password(current_user, data.get("current_password"), data["new_password"])
