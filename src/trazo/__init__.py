@@ -7,6 +7,21 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import web
+from .api.ai import routes as ai_routes
+from .api.audit import routes as audit_routes
+from .api.billing import routes as billing_routes
+from .api.chat import routes as chat_routes
+from .api.diagrams import routes as diagrams_routes
+from .api.folders import routes as folders_routes
+from .api.health import routes as health_routes
+from .api.integrations import routes as integrations_routes
+from .api.mfa import routes as mfa_routes
+from .api.oauth import routes as oauth_routes
+from .api.projects import routes as projects_routes
+from .api.prompt_history import routes as prompt_history_routes
+from .api.render import routes as render_routes
+from .api.shares import routes as shares_routes
+from .api.users import routes as users_routes
 from .cli import register_commands
 from .config import load_config
 from .errors import register_error_handlers
@@ -18,50 +33,36 @@ from .web import api as rest_api
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
-def register_blueprints(prefix):
-    """One line per API area (every area under the API prefix except health)."""
-    from .api.ai.routes import blp as ai_blp
-    from .api.ai.routes import diagram_blp as diagram_ai_blp
-    from .api.audit.routes import blp as audit_blp
-    from .api.billing.routes import admin_plans_blp, plans_blp, subscriptions_blp, webhooks_blp
-    from .api.chat.routes import blp as chat_blp
-    from .api.diagrams.routes import blp as diagrams_blp
-    from .api.diagrams.routes import project_diagrams_blp
-    from .api.folders.routes import blp as folders_blp
-    from .api.folders.routes import project_folders_blp
-    from .api.health.routes import blp as health_blp
-    from .api.integrations.routes import blp as integrations_blp
-    from .api.mfa.routes import blp as mfa_blp
-    from .api.oauth.routes import blp as oauth_blp
-    from .api.projects.routes import blp as projects_blp
-    from .api.prompt_history.routes import blp as prompts_blp
-    from .api.render.routes import blp as render_blp
-    from .api.shares.routes import blp as shared_links_blp
-    from .api.shares.routes import public_blp as shared_public_blp
-    from .api.users.routes import blp as users_blp
+# Every blueprint and its URL prefix under API_PREFIX (None: the blueprint's own place, outside the prefix).
+BLUEPRINTS = (
+    (health_routes.blp, None),
+    (users_routes.blp, "/users"),
+    (mfa_routes.blp, "/mfa"),
+    (oauth_routes.blp, "/oauth"),
+    (projects_routes.blp, "/projects"),
+    (folders_routes.project_folders_blp, "/projects"),
+    (diagrams_routes.project_diagrams_blp, "/projects"),
+    (folders_routes.blp, "/folders"),
+    (diagrams_routes.blp, "/diagrams"),
+    (ai_routes.diagram_blp, "/diagrams"),
+    (render_routes.blp, "/diagrams"),
+    (shares_routes.blp, "/shared-links"),
+    (shares_routes.public_blp, "/shared"),
+    (prompt_history_routes.blp, "/prompt-history"),
+    (ai_routes.blp, "/ai"),
+    (chat_routes.blp, "/chat-sessions"),
+    (billing_routes.plans_blp, "/plans"),
+    (billing_routes.subscriptions_blp, "/subscriptions"),
+    (billing_routes.admin_plans_blp, "/admin/plans"),
+    (billing_routes.webhooks_blp, "/webhooks"),
+    (integrations_routes.blp, "/admin/integrations"),
+    (audit_routes.blp, "/admin/audit-log"),
+)
 
-    rest_api.register_blueprint(health_blp)
-    rest_api.register_blueprint(users_blp, url_prefix=f"{prefix}/users")
-    rest_api.register_blueprint(mfa_blp, url_prefix=f"{prefix}/mfa")
-    rest_api.register_blueprint(oauth_blp, url_prefix=f"{prefix}/oauth")
-    rest_api.register_blueprint(projects_blp, url_prefix=f"{prefix}/projects")
-    rest_api.register_blueprint(project_folders_blp, url_prefix=f"{prefix}/projects")
-    rest_api.register_blueprint(project_diagrams_blp, url_prefix=f"{prefix}/projects")
-    rest_api.register_blueprint(folders_blp, url_prefix=f"{prefix}/folders")
-    rest_api.register_blueprint(diagrams_blp, url_prefix=f"{prefix}/diagrams")
-    rest_api.register_blueprint(diagram_ai_blp, url_prefix=f"{prefix}/diagrams")
-    rest_api.register_blueprint(render_blp, url_prefix=f"{prefix}/diagrams")
-    rest_api.register_blueprint(shared_links_blp, url_prefix=f"{prefix}/shared-links")
-    rest_api.register_blueprint(shared_public_blp, url_prefix=f"{prefix}/shared")
-    rest_api.register_blueprint(prompts_blp, url_prefix=f"{prefix}/prompt-history")
-    rest_api.register_blueprint(ai_blp, url_prefix=f"{prefix}/ai")
-    rest_api.register_blueprint(chat_blp, url_prefix=f"{prefix}/chat-sessions")
-    rest_api.register_blueprint(plans_blp, url_prefix=f"{prefix}/plans")
-    rest_api.register_blueprint(subscriptions_blp, url_prefix=f"{prefix}/subscriptions")
-    rest_api.register_blueprint(admin_plans_blp, url_prefix=f"{prefix}/admin/plans")
-    rest_api.register_blueprint(webhooks_blp, url_prefix=f"{prefix}/webhooks")
-    rest_api.register_blueprint(integrations_blp, url_prefix=f"{prefix}/admin/integrations")
-    rest_api.register_blueprint(audit_blp, url_prefix=f"{prefix}/admin/audit-log")
+
+def register_blueprints(prefix):
+    for blueprint, path in BLUEPRINTS:
+        rest_api.register_blueprint(blueprint, **({} if path is None else {"url_prefix": prefix + path}))
 
 
 def create_app(overrides=None, env=None):

@@ -1,1 +1,1 @@
-"""Domain rules several API areas share, below the areas and above the models."""
+"""Domain rules several API areas share, below the areas and above the outside world (services/) and the models."""

@@ -23,8 +23,8 @@ from ..extensions import db
 from ..models.base import utcnow
 from ..models.security import MfaSecret, RecoveryCode
 from ..ratelimit import Counter
-from ..services.email import send_template
 from . import crypto, passwords
+from .mail import send_template
 
 TOTP = "totp"
 EMAIL = "email"

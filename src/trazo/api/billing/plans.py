@@ -13,6 +13,7 @@ from sqlalchemy import exists, func, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from ...core.money import to_minor
+from ...core.payments import optional_gateway, release_connection
 from ...core.plans import find_free_plan, free_plan
 from ...errors import BadRequest, Conflict, NotFound, found_or_404
 from ...extensions import db
@@ -28,7 +29,6 @@ from ...models.billing import (
     Subscription,
 )
 from ...models.user import ROLE_ADMIN
-from ...services.payments import optional_gateway, release_connection
 from ...services.payments.catalog_sync import CatalogEntry, archive_product, catalog_entry, gateway_changes
 
 

@@ -9,13 +9,13 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 
 from ...core.money import from_unix
+from ...core.payments import release_connection, require_gateway
 from ...core.plans import current_subscription, free_plan, plan_for
 from ...core.quotas import count_resources
 from ...errors import BadRequest
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.billing import ACTIVE, CANCELLED, RESOURCE_TYPES, Plan, Subscription
-from ...services.payments import release_connection, require_gateway
 from ...services.payments.catalog_sync import catalog_entry, gateway_changes
 from .plans import plan_or_404
 

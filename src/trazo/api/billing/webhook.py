@@ -15,10 +15,11 @@ import logging
 from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 
+from ...core.payments import gateway_settings, release_connection
 from ...errors import AppError, Conflict, NotFound, ServiceUnavailable
 from ...extensions import db
 from ...models.billing import PROVIDER_STRIPE, WebhookEvent
-from ...services.payments import StripeGateway, gateway_settings, release_connection, verify_event
+from ...services.payments import StripeGateway, verify_event
 from .webhook_handlers import HANDLERS, FollowUp, fill_period
 
 log = logging.getLogger(__name__)

@@ -13,6 +13,7 @@ from flask_babel import lazy_gettext
 
 from ...core import audit, factors
 from ...core.factors import EMAIL, TOTP
+from ...core.mail import send_template
 from ...core.sign_in import login_lifetime, send_login_code
 from ...core.tokens import issue_access_token, read_mfa_token, unix_seconds
 from ...errors import AccountLocked, BadRequest, Unauthorized
@@ -20,7 +21,6 @@ from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
 from ...ratelimit import Counter, Lockout
-from ...services.email import send_template
 
 MAX_WRONG_CODES = 5
 ACCOUNT_WRONG_CODES = 10

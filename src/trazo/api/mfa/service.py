@@ -11,11 +11,11 @@ from flask_babel import lazy_gettext
 from ...auth import confirm_recent_sign_in
 from ...core import audit, factors
 from ...core.factors import ACTIVATION, EMAIL, TOTP, send_code, throttle
+from ...core.mail import send_template
 from ...errors import BadRequest
 from ...extensions import db
 from ...models import User
 from ...ratelimit import Counter
-from ...services.email import send_template
 
 ACTIVATION_COOLDOWN_SECONDS = 60
 ACTIVATION_WRONG_CODES = 5

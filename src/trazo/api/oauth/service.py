@@ -8,13 +8,14 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
+from ...core.oauth import configured_providers, provider
 from ...core.sign_in import sign_in
 from ...errors import BadRequest, Unauthorized, UpstreamError
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.security import OAuthState
 from ...services.oauth import clients
-from ...services.oauth.providers import DISPLAY_NAMES, GOOGLE, configured_providers, provider
+from ...services.oauth.providers import DISPLAY_NAMES, GOOGLE
 from .accounts import refuse, resolve_account
 
 STATE_LIFETIME = timedelta(minutes=10)

@@ -11,11 +11,11 @@ from sqlalchemy import select
 
 from ...core import audit, passwords
 from ...core.accounts import set_password
+from ...core.mail import send_template
 from ...errors import BadRequest
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
-from ...services.email import send_template
 from .service import clear_lockout
 
 log = logging.getLogger(__name__)

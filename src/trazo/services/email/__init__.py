@@ -1,4 +1,2 @@
-"""Outgoing e-mail: localized templates, a pluggable backend, delivery off the request thread."""
-from .delivery import EmailMessage, send_email, send_template
-
-__all__ = ["EmailMessage", "send_email", "send_template"]
+"""Outgoing e-mail transports: console and SMTP backends, Resend's HTTP API, and an SMTP connection
+check. Choosing the backend in force and rendering templates is core's (core/mail.py)."""

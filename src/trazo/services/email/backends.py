@@ -1,6 +1,7 @@
 """E-mail backends: `console` logs the message, `smtp` delivers it."""
 import logging
 import smtplib
+from dataclasses import dataclass
 from email.message import EmailMessage as MimeMessage
 from email.utils import formatdate, make_msgid
 
@@ -11,6 +12,16 @@ log = logging.getLogger("trazo.email")
 
 class EmailDeliveryError(RuntimeError):
     """The backend could not hand the message over."""
+
+
+@dataclass(frozen=True)
+class EmailMessage:
+    """What a backend sends."""
+
+    to: str
+    subject: str
+    text: str
+    html: str | None = None
 
 
 def to_mime(message, sender):

@@ -1,12 +1,9 @@
-"""Which OAuth providers are configured, and how: an active admin oauth vendor wins over settings."""
+"""The OAuth providers we speak to (Google, GitHub) and how one is described: a Provider is built from
+client credentials (settings or an oauth vendor's) and the settings' default endpoints. Which
+providers are in force is core's choice (core/oauth.py)."""
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from flask import current_app
-from flask_babel import gettext as _
-
-from ...core.vendors import active_oauth_configs
-from ...errors import NotFound
 
 GOOGLE, GITHUB = "google", "github"
 SUPPORTED = (GOOGLE, GITHUB)
@@ -27,16 +24,12 @@ class Provider:
     api_base: str = ""  # GitHub: /user and /user/emails
 
 
-def _with_provider_parameter(uri, name):
-    """The browser client reads the provider from its callback URL and assumes Google without it."""
-    parts = urlsplit(uri)
-    query = dict(parse_qsl(parts.query))
-    query.setdefault("provider", name)
-    return urlunsplit(parts._replace(query=urlencode(query)))
-
-
-def _build(name, settings, redirect_uri):
+def build_provider(name, settings, redirect_uri=None):
+    """A Provider from client settings (client_id, client_secret and optional endpoints);
+    `redirect_uri` defaults to the settings' own (an oauth vendor's)."""
     config = current_app.config
+    if redirect_uri is None:
+        redirect_uri = settings["redirect_uri"]
     if name == GOOGLE:
         return Provider(GOOGLE, settings["client_id"], settings["client_secret"], redirect_uri,
                         settings.get("allowed_scopes") or GOOGLE_SCOPE,
@@ -44,32 +37,3 @@ def _build(name, settings, redirect_uri):
     return Provider(GITHUB, settings["client_id"], settings["client_secret"], redirect_uri, GITHUB_SCOPE,
                     oauth_base=(settings.get("oauth_base") or config["GITHUB_OAUTH_BASE"]).rstrip("/"),
                     api_base=(settings.get("api_base") or config["GITHUB_API_BASE"]).rstrip("/"))
-
-
-def configured_providers():
-    """{name: Provider} of every provider that can be used now."""
-    config = current_app.config
-    providers = {}
-    for name in SUPPORTED:
-        client_id, secret = config[f"{name.upper()}_CLIENT_ID"], config[f"{name.upper()}_CLIENT_SECRET"]
-        if client_id and secret:
-            redirect_uri = config["OAUTH_REDIRECT_URI"]
-            if name != GOOGLE:
-                redirect_uri = _with_provider_parameter(redirect_uri, name)
-            providers[name] = _build(name, {"client_id": client_id, "client_secret": secret}, redirect_uri)
-    for name, settings in active_oauth_configs().items():
-        if name in SUPPORTED:
-            providers[name] = _build(name, settings, settings["redirect_uri"])
-    return providers
-
-
-def provider(name):
-    found = configured_providers().get(name)
-    if found is None:
-        raise NotFound(_("OAuth provider not configured or inactive"))
-    return found
-
-
-def build_provider(name, settings):
-    """A Provider from an oauth vendor's settings (the admin connection test)."""
-    return _build(name, settings, settings["redirect_uri"])

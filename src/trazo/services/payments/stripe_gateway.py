@@ -6,6 +6,7 @@ Callers give the database connection back before calling (a slow gateway must no
 """
 import json
 import logging
+from dataclasses import dataclass
 
 import requests
 import stripe
@@ -21,6 +22,19 @@ CONNECT_TIMEOUT = 5
 SIGNATURE_TOLERANCE = 300
 MAX_REASON_CHARS = 300
 _SESSION = outbound.session()
+READ_TIMEOUT = 30  # seconds, the total deadline of one call; STRIPE_TIMEOUT overrides it
+
+
+@dataclass(frozen=True)
+class GatewaySettings:
+    """The credentials and endpoint a StripeGateway calls with (core/payments.py chooses them)."""
+
+    provider: str
+    secret_key: str
+    webhook_secret: str
+    publishable_key: str
+    api_base: str
+    read_timeout: float = READ_TIMEOUT
 
 
 class PaymentGatewayError(UpstreamError):

@@ -1,25 +1,37 @@
-"""Rendering and sending. Delivery runs on a small thread pool so a slow mail server never
-slows a request, and known and unknown addresses answer alike."""
+"""Sending e-mail: the backend in force (an admin-configured vendor, else the settings), localized
+templates, and delivery on a small thread pool so a slow mail server never slows a request and known
+and unknown addresses answer alike. The transports themselves are in services/email."""
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 from flask import current_app, render_template
 from flask_babel import force_locale, get_locale
 
-from .backends import EmailDeliveryError, configured_backend
-from .vendor import active_email_backend
+from ..services.email.backends import EmailDeliveryError, EmailMessage, SmtpBackend, configured_backend
+from ..services.email.resend import ResendBackend
+from .crypto import DecryptionError
+from .vendors import EMAIL, active_vendor_config
 
 log = logging.getLogger("trazo.email")
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="email")
 
 
-@dataclass(frozen=True)
-class EmailMessage:
-    to: str
-    subject: str
-    text: str
-    html: str | None = None
+def active_email_backend():
+    """The backend of the default e-mail vendor, or None (then the settings decide)."""
+    try:
+        active = active_vendor_config(EMAIL)
+    except DecryptionError:
+        log.exception("the default e-mail vendor cannot be decrypted with ENCRYPTION_KEYS; using the settings")
+        return None
+    if active is None:
+        return None
+    vendor_type, config = active
+    deadline = current_app.config["EMAIL_TIMEOUT"]
+    if vendor_type == "resend":
+        return ResendBackend(config["from_email"], config["api_key"], config.get("api_base"), deadline)
+    return SmtpBackend(config["from_email"], config["host"], config.get("port", 25), config.get("username", ""),
+                       config.get("password", ""), config.get("starttls", False), current_app.config["SMTP_TIMEOUT"],
+                       deadline)
 
 
 def backend():

@@ -1,30 +1,18 @@
-"""Where the payment credentials come from: an active admin-configured vendor, else the settings."""
+"""The payment gateway in force for the current request: the credentials of an active admin-configured
+vendor, else the settings; None (or a 503) when billing is not configured. The Stripe client itself is
+in services/payments."""
 import logging
-from dataclasses import dataclass
 
 from flask import current_app
+from flask_babel import gettext as _
 
-from ...core.vendors import active_vendor_config
-from ...models.billing import PROVIDER_STRIPE
+from ..errors import ServiceUnavailable
+from ..extensions import db
+from ..models.billing import PROVIDER_STRIPE
+from ..services.payments.stripe_gateway import READ_TIMEOUT, GatewaySettings, StripeGateway
+from .vendors import PAYMENT, active_vendor_config
 
 log = logging.getLogger(__name__)
-
-READ_TIMEOUT = 30  # seconds, the total deadline of one call; STRIPE_TIMEOUT overrides it
-
-
-@dataclass(frozen=True)
-class GatewaySettings:
-    provider: str
-    secret_key: str
-    webhook_secret: str
-    publishable_key: str
-    api_base: str
-    read_timeout: float = READ_TIMEOUT
-
-
-def _admin_vendor():
-    """(vendor_type, config) of the active payment vendor, or None."""
-    return active_vendor_config("payment")
 
 
 def gateway_settings(require_api_key=True):
@@ -32,7 +20,7 @@ def gateway_settings(require_api_key=True):
 
     The webhook only needs its signing secret (require_api_key=False): events are verified and
     recorded even where the API key is not configured on this instance."""
-    vendor = _admin_vendor()
+    vendor = active_vendor_config(PAYMENT)
     if vendor is not None:
         vendor_type, config = vendor
         if vendor_type != PROVIDER_STRIPE:
@@ -49,3 +37,23 @@ def gateway_settings(require_api_key=True):
                            publishable_key=config.get("publishable_key") or "",
                            api_base=(config.get("api_base") or current_app.config["STRIPE_API_BASE"]).rstrip("/"),
                            read_timeout=current_app.config.get("STRIPE_TIMEOUT") or READ_TIMEOUT)
+
+
+def optional_gateway():
+    settings = gateway_settings()
+    return StripeGateway(settings) if settings is not None else None
+
+
+def require_gateway():
+    """The gateway, or 503 when no payment credentials are configured."""
+    gateway = optional_gateway()
+    if gateway is None:
+        raise ServiceUnavailable(_("Billing service not configured"))
+    return gateway
+
+
+def release_connection():
+    """Give the pooled database connection back before a gateway call, so a slow gateway never
+    holds the pool. Nothing may be pending (commit first); loaded rows stay readable but detached:
+    load a row again to change it after the call."""
+    db.session.close()
