@@ -1,23 +1,31 @@
 """make bench: the service under its production gunicorn settings, on PostgreSQL + Redis and on SQLite,
-loaded by wrk from a second process, against the bare-Flask ceiling.
+loaded by wrk from a second process, between the bare-Flask ceiling and the hand-written floor; then the
+editor workload's capacity (how many concurrent editors hold p99 < 250 ms).
 
     .venv/bin/python -m bench.run [--backends pg,sqlite] [--duration 10] [--connections 16] [--streams 500]
+                                  [--only ceiling,floor,service,editor] [--editor-max-users 3200]
+                                  [--database trazo_bench] [--redis-db 7]
 
-Prints a Markdown table (requests/s, p50/p99, errors, ratio to the ceiling, peak RSS per worker) and
-writes bench-results/results.json.
+Prints a Markdown table (requests/s, p50/p99, errors, ratio to the ceiling and to the floor, peak RSS per
+worker, the editor capacity and its search) and writes bench-results/results.json. How to read it:
+docs/operations.md, "Benchmarks".
 """
 import argparse
 import json
 import os
+import time
 from urllib.parse import urlsplit
 
 import requests
 
-from . import load, seed, streams
+from . import editor, load, seed, streams
 from .fake_openai import FakeOpenAI
-from .service import ROOT, Gunicorn, free_port, production_env, reset_database
+from .service import DATABASE, REDIS_DB, ROOT, Gunicorn, free_port, production_env, reset_database
 
 RESULTS = ROOT / "bench-results"
+PARTS = ("ceiling", "floor", "service", "editor")
+# The DB-backed reads bench/floor.py answers by hand.
+FLOOR_ROUTES = ("GET /projects", "GET /projects/{id}", "GET /diagrams/{id}", "GET /shared/{token}/diagram")
 
 
 def scenarios(seeded):
@@ -47,6 +55,53 @@ def stream_count(backend, args):
     return min(args.streams, args.threads - 8)
 
 
+def run_ceiling(env, args):
+    """The same gunicorn settings serving a bare Flask app, on a quiet machine."""
+    ceiling = Gunicorn(env, target="bench.hello:app")
+    try:
+        load.wrk(ceiling.base_url, "/health", connections=args.connections, duration=3)  # every worker up and warm
+        return load.wrk(ceiling.base_url, "/health", connections=args.connections, duration=args.duration)
+    finally:
+        ceiling.stop()
+
+
+def run_floor(env, seeded, args):
+    """bench/floor.py on the service's database and secrets, on each DB-backed read: {route: wrk result}."""
+    floor = Gunicorn({**env, "PORT": str(free_port())}, target="bench.floor:app")
+    routes = [(name, spec) for name, spec in scenarios(seeded) if name in FLOOR_ROUTES]
+    results = {}
+    try:
+        for name, spec in routes:
+            probe = requests.get(floor.base_url + spec["path"], timeout=10,
+                                 headers={"Authorization": f"Bearer {spec['token']}"} if spec.get("token") else {})
+            if probe.status_code != 200:
+                raise RuntimeError(f"the floor answered {name} with {probe.status_code}: {probe.text[:300]}")
+        load.wrk(floor.base_url, **{**routes[0][1], "connections": args.connections, "duration": 2})  # warm
+        for name, spec in routes:
+            results[name] = load.wrk(floor.base_url, **{"connections": args.connections,
+                                                        "duration": args.duration, **spec})
+            print(f"  {'floor':6} {name:32} {results[name]['rps']:>9.1f} req/s  p99 {results[name]['p99_ms']} ms",
+                  flush=True)
+    finally:
+        floor.stop()
+    return results
+
+
+def run_scenarios(service, backend, seeded, args):
+    rows = []
+    for name, spec in scenarios(seeded):
+        spec = {"connections": args.connections, "duration": args.duration, **spec}
+        rows.append({"backend": backend, "endpoint": name, **load.wrk(service.base_url, **spec)})
+        print(f"  {backend:6} {name:32} {rows[-1]['rps']:>9.1f} req/s  p99 {rows[-1]['p99_ms']} ms", flush=True)
+    count = stream_count(backend, args)
+    if count:
+        held = streams.hold_streams(service.base_url, seeded.token, seeded.chat_session_id, count)
+        rows.append({"backend": backend, "endpoint": f"{count} chat streams + GET /health",
+                     "rps": None, "p50_ms": held["health_p50_ms"], "p99_ms": held["health_p99_ms"],
+                     "errors": held["errors"], "held": held["held"]})
+    return rows
+
+
 def bench_backend(backend, args, fake):
     # The chat scenario's provider is a user's OpenAI-compatible server on this host: allow-list it.
     extra = {"RENDER_BACKEND": "local", "OPENAI_BASE_URL": fake.base_url,
@@ -54,77 +109,136 @@ def bench_backend(backend, args, fake):
              "GUNICORN_THREADS": str(args.threads)}
     if args.workers:
         extra["WEB_CONCURRENCY"] = str(args.workers)
-    # The ceiling first, on a quiet machine: the same gunicorn settings serving a bare Flask app.
-    ceiling = Gunicorn(production_env(backend, free_port(), extra), target="bench.hello:app")
-    try:
-        load.wrk(ceiling.base_url, "/health", connections=args.connections, duration=3)  # every worker up and warm
-        top = load.wrk(ceiling.base_url, "/health", connections=args.connections, duration=args.duration)
-    finally:
-        ceiling.stop()
-    env = production_env(backend, free_port(), extra)
+    parts = args.only
+
+    def environment():
+        return production_env(backend, free_port(), extra, database=args.database, redis_db=args.redis_db)
+
+    top = run_ceiling(environment(), args) if "ceiling" in parts else None
+    env = environment()
     reset_database(env)
     RESULTS.mkdir(exist_ok=True)
-    service = Gunicorn(env, log_path=RESULTS / f"service-{backend}.log")
-    rows = []
+    log_path = RESULTS / f"service-{backend}.log"
+    log_path.unlink(missing_ok=True)
+    service = Gunicorn(env, log_path=log_path)
+    rows, floors, capacity, memory = [], {}, None, None
     try:
-        seeded = seed.seed(service.base_url, chat_base_url=fake.base_url)
-        requests.post(f"{service.base_url}/api/v1/diagrams/render", timeout=30,
-                      json={"source": seed.GRAPHVIZ, "diagram_type": "graphviz"})  # warm the render cache
-        for name, spec in scenarios(seeded):
-            spec = {"connections": args.connections, "duration": args.duration, **spec}
-            rows.append({"backend": backend, "endpoint": name, **load.wrk(service.base_url, **spec)})
-            print(f"  {backend:6} {name:32} {rows[-1]['rps']:>9.1f} req/s  p99 {rows[-1]['p99_ms']} ms", flush=True)
-        count = stream_count(backend, args)
-        if count:
-            held = streams.hold_streams(service.base_url, seeded.token, seeded.chat_session_id, count)
-            rows.append({"backend": backend, "endpoint": f"{count} chat streams + GET /health",
-                         "rps": None, "p50_ms": held["health_p50_ms"], "p99_ms": held["health_p99_ms"],
-                         "errors": held["errors"], "held": held["held"]})
-        memory = service.peak_worker_memory_mib()
+        if "floor" in parts or "service" in parts:
+            seeded = seed.seed(service.base_url, big_project=400 if "service" in parts else 0,
+                               chat_base_url=fake.base_url if "service" in parts else None)
+        if "floor" in parts:
+            service.stop()  # the floor has the machine and the database to itself
+            floors = run_floor(env, seeded, args)
+            service = Gunicorn(env, log_path=log_path)
+        if "service" in parts:
+            requests.post(f"{service.base_url}/api/v1/diagrams/render", timeout=30,
+                          json={"source": seed.GRAPHVIZ, "diagram_type": "graphviz"})  # warm the render cache
+            rows = run_scenarios(service, backend, seeded, args)
+            memory = service.peak_worker_memory_mib()
+        if "editor" in parts:
+            print(f"  {backend:6} editor capacity search (p99 < {editor.P99_TARGET_MS:.0f} ms)", flush=True)
+            capacity = editor.capacity(service.base_url, start=args.editor_start, max_users=args.editor_max_users,
+                                       steady=args.editor_seconds)
+        if memory is None:
+            memory = service.peak_worker_memory_mib()
         workers = len(service.worker_pids())
     finally:
         service.stop()
+    return assemble(backend, top, floors, rows, capacity), capacity, {
+        "backend": backend, "workers": workers, "threads": args.threads, "peak_rss_mib_per_worker": memory}
+
+
+def _ratio(rps, reference):
+    return round(rps / reference, 2) if rps and reference else None
+
+
+def assemble(backend, top, floors, rows, capacity):
+    """The backend's rows: the ceiling, the floor's, the service's (with both ratios), the editor capacity."""
+    ceiling_rps = top["rps"] if top else None
+    head = []
+    if top:
+        head.append({"backend": backend, "endpoint": "ceiling: bare Flask /health", **top, "ratio": 1.0,
+                     "floor_ratio": None})
+    for name, result in floors.items():
+        head.append({"backend": backend, "endpoint": f"floor: {name}", **result,
+                     "ratio": _ratio(result["rps"], ceiling_rps), "floor_ratio": 1.0})
     for row in rows:
-        row["ratio"] = round(row["rps"] / top["rps"], 2) if row.get("rps") and top["rps"] else None
-    rows.insert(0, {"backend": backend, "endpoint": "ceiling: bare Flask /health", **top, "ratio": 1.0})
-    return rows, {"backend": backend, "workers": workers, "threads": args.threads, "peak_rss_mib_per_worker": memory}
+        row["ratio"] = _ratio(row.get("rps"), ceiling_rps)
+        row["floor_ratio"] = _ratio(row.get("rps"), floors.get(row["endpoint"], {}).get("rps"))
+    tail = []
+    if capacity:
+        held = f">= {capacity['users_held']}" if capacity["capped"] else str(capacity["users_held"])
+        tail.append({"backend": backend, "endpoint": f"editor: {held} users, p99 < {editor.P99_TARGET_MS:.0f} ms",
+                     "rps": capacity["rps"], "p50_ms": capacity["p50_ms"], "p99_ms": capacity["p99_ms"],
+                     "errors": capacity["errors"], "editor_users": capacity["users_held"], "ratio": None,
+                     "floor_ratio": None})
+    return head + rows + tail
 
 
-def table(rows, memory):
-    lines = ["| backend | endpoint | req/s | p50 ms | p99 ms | errors | ratio to ceiling |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+def _cell(value):
+    return "-" if value is None else value
+
+
+def table(rows, memory, capacities):
+    lines = ["| backend | endpoint | req/s | p50 ms | p99 ms | errors | ratio to ceiling | ratio to floor |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
         rps = f"{row['rps']:.0f}" if row.get("rps") else (f"{row.get('held')} held" if "held" in row else "-")
         lines.append(f"| {row['backend']} | {row['endpoint']} | {rps} | {row.get('p50_ms')} | {row.get('p99_ms')} "
-                     f"| {row.get('errors')} | {row.get('ratio') if row.get('ratio') is not None else '-'} |")
+                     f"| {row.get('errors')} | {_cell(row.get('ratio'))} | {_cell(row.get('floor_ratio'))} |")
     lines.append("")
     for entry in memory:
         lines.append(f"- {entry['backend']}: {entry['workers']} worker(s) x {entry['threads']} threads, "
                      f"peak RSS per worker {entry['peak_rss_mib_per_worker']} MiB")
+    for capacity in capacities:
+        steps = ", ".join(f"{step['users']} {'held' if step['held'] else 'not held'} (p99 {step['p99_ms']} ms, "
+                          f"{step['errors']}/{step['requests']} errors, client CPU {step['client_cpu_pct']}%)"
+                          for step in capacity["steps"])
+        lines.append(f"- {capacity['backend']}: editor search: {steps}")
     return "\n".join(lines)
 
 
-def main():
+def parse_args():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backends", default="pg,sqlite")
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help=f"the parts to run, comma-separated among {','.join(PARTS)} (default: all)")
     parser.add_argument("--duration", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--streams", type=int, default=500)
     parser.add_argument("--threads", type=int, default=int(os.environ.get("GUNICORN_THREADS") or 128))
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY") or 0))
+    parser.add_argument("--editor-start", type=int, default=200, help="editors in the search's first step")
+    parser.add_argument("--editor-max-users", type=int, default=3200, help="the search stops there")
+    parser.add_argument("--editor-seconds", type=int, default=15, help="steady seconds measured per step")
+    parser.add_argument("--database", default=DATABASE, help="PostgreSQL database to drop and fill")
+    parser.add_argument("--redis-db", type=int, default=REDIS_DB, help="Redis db to flush and use")
     args = parser.parse_args()
-    all_rows, memory = [], []
+    args.only = [part.strip() for part in args.only.split(",") if part.strip()]
+    unknown = set(args.only) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown part(s) {', '.join(sorted(unknown))}; choose among {', '.join(PARTS)}")
+    return args
+
+
+def main():
+    args = parse_args()
+    started = time.monotonic()
+    all_rows, memory, capacities = [], [], []
     with FakeOpenAI(chunk_delay=1.0, chunks=30) as fake:
         for backend in args.backends.split(","):
             print(f"benchmarking {backend} ...", flush=True)
-            rows, mem = bench_backend(backend, args, fake)
+            rows, capacity, mem = bench_backend(backend, args, fake)
             all_rows += rows
-            memory.append(mem)
-    report = table(all_rows, memory)
-    print(f"\nCPU cores: {os.cpu_count()}\n\n{report}")
+            if {"service", "editor"} & set(args.only):  # otherwise the service only seeded
+                memory.append(mem)
+            if capacity:
+                capacities.append({"backend": backend, **capacity})
+    report = table(all_rows, memory, capacities)
+    print(f"\nCPU cores: {os.cpu_count()}\n\n{report}\n\n(wall time {time.monotonic() - started:.0f} s)")
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "results.json").write_text(json.dumps({"cores": os.cpu_count(), "rows": all_rows,
-                                                      "memory": memory}, indent=2))
+    (RESULTS / "results.json").write_text(json.dumps({"cores": os.cpu_count(), "rows": all_rows, "memory": memory,
+                                                      "editor": capacities}, indent=2))
     (RESULTS / "results.md").write_text(report + "\n")
 
 

@@ -22,7 +22,7 @@ class Seeded:
     chat_session_id: str = ""
 
 
-def _expect(response, *statuses):
+def expect(response, *statuses):
     if response.status_code not in statuses:
         raise RuntimeError(f"{response.request.method} {response.url} -> {response.status_code}: "
                            f"{response.text[:300]}")
@@ -46,16 +46,16 @@ class Api:
 def register_and_login(base_url, email=None):
     email = email or f"bench-{uuid.uuid4().hex[:10]}@example.com"
     anonymous = Api(base_url)
-    _expect(anonymous.post("/users/register", json={"email": email, "password": PASSWORD}), 201)
-    token = _expect(anonymous.post("/users/login", json={"email": email, "password": PASSWORD}), 200)["access_token"]
+    expect(anonymous.post("/users/register", json={"email": email, "password": PASSWORD}), 201)
+    token = expect(anonymous.post("/users/login", json={"email": email, "password": PASSWORD}), 200)["access_token"]
     return email, token
 
 
-def _create_diagrams(api, project_id, count, prefix):
+def create_diagrams(api, project_id, count, prefix):
     def create(index):
         body = {"title": f"{prefix} {index}", "content": MERMAID, "diagram_type": "mermaid",
                 "description": f"Diagram {index} of the benchmark project."}
-        return _expect(api.post(f"/projects/{project_id}/diagrams", json=body), 201)["id"]
+        return expect(api.post(f"/projects/{project_id}/diagrams", json=body), 201)["id"]
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         return list(pool.map(create, range(count)))
@@ -66,14 +66,14 @@ def seed(base_url, projects=20, diagrams_per_project=20, big_project=400, chat_b
     api = Api(base_url, token)
     seeded = Seeded(email, token)
     for index in range(projects):
-        project = _expect(api.post("/projects", json={"name": f"Project {index}", "emoji": "📊"}), 201)
+        project = expect(api.post("/projects", json={"name": f"Project {index}", "emoji": "📊"}), 201)
         seeded.project_ids.append(project["id"])
-        seeded.diagram_ids += _create_diagrams(api, project["id"], diagrams_per_project, f"Diagram {index}")
+        seeded.diagram_ids += create_diagrams(api, project["id"], diagrams_per_project, f"Diagram {index}")
     if big_project:
-        project = _expect(api.post("/projects", json={"name": "Big project"}), 201)
+        project = expect(api.post("/projects", json={"name": "Big project"}), 201)
         seeded.big_project_id = project["id"]
-        _create_diagrams(api, project["id"], big_project, "Big")
-    share = _expect(api.post("/shared-links", json={"diagram_id": seeded.diagram_ids[0], "access_type": "public",
+        create_diagrams(api, project["id"], big_project, "Big")
+    share = expect(api.post("/shared-links", json={"diagram_id": seeded.diagram_ids[0], "access_type": "public",
                                                     "expiration_days": None}), 201)
     seeded.share_token = share["token"]
     if chat_base_url:
@@ -83,12 +83,12 @@ def seed(base_url, projects=20, diagrams_per_project=20, big_project=400, chat_b
 
 def seed_chat(api, diagram_id, openai_base_url):
     """An OpenAI-compatible provider pointing at the local fake, and a session with a few turns."""
-    _expect(api.post("/ai/providers", json={"provider": "openai_compatible", "api_key": "sk-bench-0123456789",
+    expect(api.post("/ai/providers", json={"provider": "openai_compatible", "api_key": "sk-bench-0123456789",
                                             "model": "bench-model", "base_url": openai_base_url}), 201)
-    session = _expect(api.post("/chat-sessions", json={"diagram_id": diagram_id, "title": "Bench"}), 201)
+    session = expect(api.post("/chat-sessions", json={"diagram_id": diagram_id, "title": "Bench"}), 201)
     session_id = session.get("id") or session.get("session", {}).get("id")
     for turn in range(3):
-        _expect(api.post(f"/chat-sessions/{session_id}/messages", json={
+        expect(api.post(f"/chat-sessions/{session_id}/messages", json={
             "content": f"Explain step {turn}", "diagram_code": MERMAID, "diagram_type": "mermaid",
             "language": "en", "preset_action": "explain"}), 200, 201)
     return session_id

@@ -9,12 +9,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = ROOT / ".venv" / "bin"
 PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+# The PostgreSQL database and Redis db the benchmarks own (dropped and flushed on every run).
+DATABASE = os.environ.get("BENCH_DATABASE") or "trazo_bench"
+REDIS_DB = int(os.environ.get("BENCH_REDIS_DB") or 7)
 
 
 def free_port():
@@ -23,8 +27,9 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def production_env(backend, port, extra=None):
-    """Settings of a production instance: PostgreSQL + Redis, or SQLite + in-memory limits."""
+def production_env(backend, port, extra=None, database=None, redis_db=None):
+    """Settings of a production instance: PostgreSQL + Redis, or SQLite + in-memory limits. `database` and
+    `redis_db` default to BENCH_DATABASE (trazo_bench) and BENCH_REDIS_DB (7)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("GUNICORN_", "WEB_"))}
     env.update({
         "APP_ENV": "production", "HOST": "127.0.0.1", "PORT": str(port),
@@ -35,8 +40,8 @@ def production_env(backend, port, extra=None):
         "MALLOC_ARENA_MAX": "2",  # as deployed (README): threads share malloc arenas instead of one each
     })
     if backend == "pg":
-        env["DATABASE_URL"] = "postgresql+psycopg://postgres@127.0.0.1:5432/trazo_bench"
-        env["RATELIMIT_STORAGE_URI"] = "redis://127.0.0.1:6379/7"
+        env["DATABASE_URL"] = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database or DATABASE}"
+        env["RATELIMIT_STORAGE_URI"] = f"redis://127.0.0.1:6379/{REDIS_DB if redis_db is None else redis_db}"
     else:
         env["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='trazo-bench-db-')}/bench.db"
         env["RATELIMIT_STORAGE_URI"] = "memory://"
@@ -45,13 +50,18 @@ def production_env(backend, port, extra=None):
 
 
 def reset_database(env):
-    """An empty schema at the newest migration."""
+    """An empty schema at the newest migration (the database of DATABASE_URL is dropped and created again,
+    the Redis db of RATELIMIT_STORAGE_URI flushed)."""
     if env["DATABASE_URL"].startswith("postgresql"):
-        subprocess.run(["psql", "-q", PG_ADMIN_URL, "-c", "DROP DATABASE IF EXISTS trazo_bench WITH (FORCE)"],
+        database = urlsplit(env["DATABASE_URL"]).path.lstrip("/")
+        subprocess.run(["psql", "-q", PG_ADMIN_URL, "-c", f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'],
                        check=True, capture_output=True)
-        subprocess.run(["psql", "-q", PG_ADMIN_URL, "-c", "CREATE DATABASE trazo_bench"], check=True,
+        subprocess.run(["psql", "-q", PG_ADMIN_URL, "-c", f'CREATE DATABASE "{database}"'], check=True,
                        capture_output=True)
-        subprocess.run(["redis-cli", "-n", "7", "FLUSHDB"], check=True, capture_output=True)
+        redis_db = urlsplit(env["RATELIMIT_STORAGE_URI"]).path.lstrip("/")
+        if not redis_db:
+            raise ValueError("RATELIMIT_STORAGE_URI must name the Redis db the benchmark may flush")
+        subprocess.run(["redis-cli", "-n", redis_db, "FLUSHDB"], check=True, capture_output=True)
     subprocess.run([str(BIN / "flask"), "--app", "wsgi", "db", "upgrade"], cwd=ROOT, env=env, check=True,
                    capture_output=True)
 
@@ -64,7 +74,7 @@ class Gunicorn:
         self.port = int(env["PORT"])
         self.base_url = f"http://127.0.0.1:{self.port}"
         command = [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py"] + ([target] if target else [])
-        self.log = open(log_path or os.devnull, "wb")
+        self.log = open(log_path or os.devnull, "ab")  # a restart appends
         self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
         self.wait_ready()

@@ -180,7 +180,7 @@ def test_unexpected_errors_are_a_generic_500(app_env):
 
     response = failing.test_client().get("/explode")
     assert response.status_code == 500
-    assert response.json == {"detail": "Internal server error"}
+    assert response.json == {"detail": "Internal server error", "request_id": response.headers["X-Request-ID"]}
 
 
 def _address_seen(app_env, hops):

@@ -50,7 +50,8 @@ def test_the_access_log_records_the_path_without_the_query_string(load_conf):
     assert "U" in atoms and "m" in atoms and "s" in atoms
     # r is the request line (with the query string), q the query string, f the referrer (another URL)
     assert not atoms & {"r", "q", "f"}
-    assert "{" not in log_format
+    # the only header it names is the request id of the answer
+    assert re.findall(r"%\((\{[^}]*\}\w)\)s", log_format) == ["{x-request-id}o"]
 
 
 def test_the_access_log_line_of_a_shared_diagram_read_holds_no_access_token(load_conf):
@@ -60,9 +61,11 @@ def test_the_access_log_line_of_a_shared_diagram_read_holds_no_access_token(load
                "QUERY_STRING": "access_token=secret-access-token", "SERVER_PROTOCOL": "HTTP/1.1",
                "RAW_URI": "/api/v1/shared/link-token/diagram?access_token=secret-access-token",
                "REMOTE_ADDR": "127.0.0.1", "HTTP_REFERER": "https://app.example/s?access_token=secret-access-token"}
-    request, response = SimpleNamespace(headers=[]), SimpleNamespace(status="200 OK", sent=12, headers=[])
+    request, response = SimpleNamespace(headers=[]), SimpleNamespace(status="200 OK", sent=12,
+                                                                     headers=[("X-Request-ID", "req-7")])
     line = config.access_log_format % Logger(config).atoms(response, request, environ, timedelta(milliseconds=7))
     assert "GET /api/v1/shared/link-token/diagram HTTP/1.1" in line and " 200 " in line
+    assert line.endswith(" req-7")
     assert "secret-access-token" not in line
 
 

@@ -1,12 +1,10 @@
 """Trazo: the backend of a diagrams-as-code service."""
-import logging
 import os
 from pathlib import Path
 
-from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import web
+from . import logs, metrics, transactions, web
 from .api.ai import routes as ai_routes
 from .api.audit import routes as audit_routes
 from .api.billing import routes as billing_routes
@@ -15,6 +13,7 @@ from .api.diagrams import routes as diagrams_routes
 from .api.folders import routes as folders_routes
 from .api.health import routes as health_routes
 from .api.integrations import routes as integrations_routes
+from .api.metrics import routes as metrics_routes
 from .api.mfa import routes as mfa_routes
 from .api.oauth import routes as oauth_routes
 from .api.projects import routes as projects_routes
@@ -24,6 +23,7 @@ from .api.shares import routes as shares_routes
 from .api.users import routes as users_routes
 from .cli import register_commands
 from .config import load_config
+from .core import mail
 from .errors import register_error_handlers
 from .extensions import babel, cors, db, jwt, migrate, oauth
 from .i18n import select_locale
@@ -69,16 +69,20 @@ def create_app(overrides=None, env=None):
     """Build the application: config -> extensions -> auth -> errors -> blueprints -> CLI."""
     env = os.environ if env is None else env
     instance_path = os.path.abspath(env.get("INSTANCE_PATH") or "instance")
-    app = Flask(__name__, instance_path=instance_path, instance_relative_config=False)
+    app = web.Application(__name__, instance_path=instance_path, instance_relative_config=False)
     app.config.update(DEFAULT_LIMITS)
     app.config.update(load_config(env, instance_path))
     app.config.update(web.docs_config(app.config))
     app.config.update(overrides or {})
     app.json.sort_keys = False
     app.session_interface = web.NoCookieSessions()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure_logging(app.config["LOG_FORMAT"])
+    logs.init_sentry(app.config["SENTRY_DSN"], app.config["SENTRY_ENVIRONMENT"],
+                     app.config["SENTRY_TRACES_SAMPLE_RATE"], app.config["SERVICE_VERSION"])
 
     db.init_app(app)
+    with app.app_context():
+        transactions.watch(db.engine)  # reads in autocommit; statements counted for the retry
     migrate.init_app(app, db, directory=str(MIGRATIONS))
     rest_api.init_app(app, spec_kwargs=web.spec_kwargs())
     jwt.init_app(app)
@@ -89,7 +93,10 @@ def create_app(overrides=None, env=None):
 
     register_error_handlers(app)
     web.register_request_hooks(app)
+    mail.init_app(app)  # outbox delivery after each commit (docs/operations.md)
     web.register_docs_assets(app)
+    metrics.instrument(app)
+    app.register_blueprint(metrics_routes.blp)  # outside the OpenAPI document
 
     register_blueprints(app.config["API_V1_PREFIX"])
 
@@ -98,4 +105,5 @@ def create_app(overrides=None, env=None):
     if app.config["TRUSTED_PROXY_COUNT"] > 0:
         hops = app.config["TRUSTED_PROXY_COUNT"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
+    app.wsgi_app = logs.RequestIds(app.wsgi_app)  # outermost: every answer carries X-Request-ID
     return app

@@ -1,15 +1,19 @@
-"""Administrative commands: flask create-admin, flask seed."""
+"""Administrative commands: flask create-admin, flask seed, flask audit, flask mail, flask prune."""
 import click
 from flask_babel import force_locale
 from marshmallow import ValidationError
 
 from .core.accounts import create_or_promote_admin
 from .core.audit import audit_cli
+from .core.mail import mail_cli
+from .core.retention import prune_command
 from .core.seeding import SEEDERS
 
 
 def register_commands(app):
     app.cli.add_command(audit_cli)
+    app.cli.add_command(mail_cli)
+    app.cli.add_command(prune_command)
 
     @app.cli.command("create-admin")
     @click.argument("email")

@@ -1,6 +1,7 @@
 """Settings from the environment (listed in the README), built once per create_app() call."""
 import base64
 import binascii
+import ipaddress
 import json
 import logging
 import os
@@ -33,6 +34,27 @@ def _int(env, name, default):
 def _optional_int(env, name):
     raw = env.get(name)
     return None if raw in (None, "") else _int(env, name, None)
+
+
+def _rate(env, name, default):
+    """A fraction between 0 and 1 (a sampling rate)."""
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be a number between 0 and 1, got {raw!r}") from exc
+    if not 0 <= value <= 1:
+        raise ConfigError(f"{name} must be a number between 0 and 1, got {raw!r}")
+    return value
+
+
+def _choice(env, name, choices, default):
+    value = (env.get(name) or default).strip().lower()
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
 
 
 def _bool(env, name, default):
@@ -165,7 +187,6 @@ def load_config(env, instance_path):
         "REDIS_URL": storage_uri if storage_uri.startswith(("redis://", "rediss://")) else None,
         # E-mail
         "EMAIL_BACKEND": email_backend,
-        "EMAIL_ASYNC": app_env != "testing",
         "SMTP_HOST": smtp_host,
         "SMTP_PORT": _int(env, "SMTP_PORT", 25),
         "SMTP_USERNAME": env.get("SMTP_USERNAME") or "",
@@ -213,6 +234,32 @@ def load_config(env, instance_path):
         "GITHUB_API_BASE": (env.get("GITHUB_API_BASE") or "https://api.github.com").rstrip("/"),
         "GITHUB_OAUTH_BASE": (env.get("GITHUB_OAUTH_BASE") or "https://github.com").rstrip("/"),
         "OAUTH_TIMEOUT": _int(env, "OAUTH_TIMEOUT", 20),
+        # Logs and error reporting (docs/operations.md): LOG_FORMAT text or json (one object per line);
+        # Sentry only when SENTRY_DSN is set.
+        "LOG_FORMAT": _choice(env, "LOG_FORMAT", ("text", "json"), "text"),
+        "SENTRY_DSN": env.get("SENTRY_DSN") or "",
+        "SENTRY_ENVIRONMENT": env.get("SENTRY_ENVIRONMENT") or app_env,
+        "SENTRY_TRACES_SAMPLE_RATE": _rate(env, "SENTRY_TRACES_SAMPLE_RATE", 0.0),
+        # Metrics (docs/operations.md, "Metrics"): GET /metrics answers the bearer METRICS_TOKEN or a client
+        # address in METRICS_ALLOWED_NETWORKS (CIDRs); with neither set it is a 404 like any unknown path.
+        "METRICS_TOKEN": _metrics_token(env, production),
+        "METRICS_ALLOWED_NETWORKS": _networks(env, "METRICS_ALLOWED_NETWORKS"),
+        # E-mail outbox (core/outbox.py, docs/operations.md): who sends after the commit (thread: a sender
+        # thread per worker; inline: the request, as it ends; external: only `flask mail deliver`), how often
+        # senders look for due messages, retries (doubling from the base, capped at an hour), and the lease
+        # of a claimed message, longer than EMAIL_TIMEOUT.
+        "OUTBOX_DELIVERY": _choice(env, "OUTBOX_DELIVERY", ("thread", "inline", "external"),
+                                   "inline" if app_env == "testing" else "thread"),
+        "OUTBOX_POLL_SECONDS": _int(env, "OUTBOX_POLL_SECONDS", 5),
+        "OUTBOX_RETRY_BASE_SECONDS": _int(env, "OUTBOX_RETRY_BASE_SECONDS", 30),
+        "OUTBOX_MAX_ATTEMPTS": _int(env, "OUTBOX_MAX_ATTEMPTS", 8),
+        "OUTBOX_LEASE_SECONDS": _int(env, "OUTBOX_LEASE_SECONDS", 120),
+        # Retention (`flask prune`, core/retention.py): days rows are kept.
+        "OUTBOX_RETENTION_DAYS": _int(env, "OUTBOX_RETENTION_DAYS", 7),
+        "OUTBOX_FAILED_RETENTION_DAYS": _int(env, "OUTBOX_FAILED_RETENTION_DAYS", 30),
+        "WEBHOOK_EVENTS_RETENTION_DAYS": _int(env, "WEBHOOK_EVENTS_RETENTION_DAYS", 90),
+        "SHARE_ACCESS_LOG_RETENTION_DAYS": _int(env, "SHARE_ACCESS_LOG_RETENTION_DAYS", 90),
+        "AUDIT_LOG_RETENTION_DAYS": _int(env, "AUDIT_LOG_RETENTION_DAYS", 90),
         # Passwords: argon2id with OWASP's recommended cost (19 MiB, 2 passes); tests lower it. Hashes
         # made with other parameters are upgraded at the next successful login.
         "ARGON2_TIME_COST": _int(env, "ARGON2_TIME_COST", 2),
@@ -231,5 +278,26 @@ def _engine_options(database_url, env):
     if database_url.startswith("sqlite"):
         return {"connect_args": {"timeout": 30}}
     threads = _int(env, "GUNICORN_THREADS", 128)
-    return {"pool_pre_ping": _bool(env, "DATABASE_POOL_PRE_PING", True), "pool_size": min(threads, 10),
+    # No pre-ping by default: a statement that meets a dead connection is retried once instead
+    # (web.Application, docs/operations.md); pre-ping costs a round trip per request.
+    return {"pool_pre_ping": _bool(env, "DATABASE_POOL_PRE_PING", False), "pool_size": min(threads, 10),
             "max_overflow": 10, "pool_recycle": 1800}
+
+
+def _metrics_token(env, production):
+    token = env.get("METRICS_TOKEN") or ""
+    if production and token and len(token) < MIN_SECRET_BYTES:
+        raise ConfigError(f"METRICS_TOKEN must be at least {MIN_SECRET_BYTES} characters long in production")
+    return token
+
+
+def _networks(env, name):
+    """A comma-separated list of CIDRs (a bare address is its own /32 or /128) as network objects."""
+    networks = []
+    for item in _list(env.get(name)):
+        try:
+            networks.append(ipaddress.ip_network(item))
+        except ValueError as exc:
+            raise ConfigError(f"{name}: {item!r} is not a network in CIDR notation (e.g. 10.0.0.0/8), "
+                              "or has host bits set") from exc
+    return tuple(networks)

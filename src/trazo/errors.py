@@ -9,6 +9,8 @@ from flask import jsonify
 from flask_babel import gettext as _
 from werkzeug.exceptions import InternalServerError
 
+from .logs import current_request_id
+
 log = logging.getLogger(__name__)
 
 LOCATIONS = {"json": "body", "form": "body", "files": "body", "json_or_form": "body",
@@ -92,9 +94,15 @@ VALIDATION_RESPONSE = {"description": "Validation failed",
                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ValidationError"}}}}
 
 
-def error_response(status, detail, headers=None, error_code=None):
-    """Build the JSON error response; the only function that shapes an error body."""
-    response = jsonify({"detail": detail, "error_code": error_code} if error_code else {"detail": detail})
+def error_response(status, detail, headers=None, error_code=None, request_id=None):
+    """Build the JSON error response; the only function that shapes an error body. A 500 names its
+    request id, which the operator finds in the logs (docs/operations.md)."""
+    body = {"detail": detail}
+    if error_code:
+        body["error_code"] = error_code
+    if request_id:
+        body["request_id"] = request_id
+    response = jsonify(body)
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -248,10 +256,7 @@ class Api(flask_smorest.Api):
         if code == 413:
             return error_response(413, _("Request body too large"), headers)
         if code >= 500:
-            original = getattr(error, "original_exception", None)
-            if original is not None:
-                log.exception("unhandled error", exc_info=original)
-            return error_response(500, _("Internal server error"))
+            return internal_error(getattr(error, "original_exception", None))
         return error_response(code, data.get("message") or _(error.description or error.name), headers)
 
 
@@ -264,11 +269,15 @@ def register_error_handlers(app):
     """AppError and stray exceptions; HTTPException goes through Api.handle_http_exception (the limiter's
     429 through ratelimit.py, the database going away through web.py)."""
     app.register_error_handler(AppError, app_error_response)
+    app.register_error_handler(Exception, internal_error)
 
-    @app.errorhandler(Exception)
-    def handle_unexpected(error):
+
+def internal_error(error):
+    """500 for a stray exception: the traceback goes to the log under the request id, which the body names
+    (never the exception's text)."""
+    if error is not None:
         log.exception("unhandled error", exc_info=error)
-        return error_response(InternalServerError.code, _("Internal server error"))
+    return error_response(InternalServerError.code, _("Internal server error"), request_id=current_request_id())
 
 
 def found_or_404(row, message):

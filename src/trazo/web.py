@@ -1,22 +1,24 @@
 """HTTP plumbing around the views: the flask-smorest Api, body limits and JSON checks, the answer when the
-database is away, security headers, CORS, docs, SQLite pragmas."""
+database is away (and the one retry on a dead pooled connection), security headers, CORS, docs, SQLite
+pragmas."""
 import importlib.util
 import logging
 import os
 import re
 
-from flask import Blueprint, current_app, request, send_from_directory
+from flask import Blueprint, Flask, current_app, request, send_from_directory
 from flask.sessions import SessionInterface
 from flask_babel import gettext as _
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import NotFound, RequestEntityTooLarge
 
 from .api.health.routes import HEALTH_BODY
 from .errors import Api, ValidationFailed, error_response
 from .extensions import db
 from .strict_json import is_acceptable
+from .transactions import retry_is_safe
 
 log = logging.getLogger(__name__)
 # The flask-smorest extension: create_app() binds it and registers every area's blueprint on it.
@@ -65,8 +67,8 @@ def cors_options(config):
         "supports_credentials": True,
         "methods": ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         "allow_headers": ["Authorization", "Content-Type", "Accept", "Accept-Language", "X-Share-Access",
-                          "sentry-trace", "baggage"],
-        "expose_headers": ["Content-Disposition", "Retry-After"],
+                          "sentry-trace", "baggage", "X-Request-ID"],
+        "expose_headers": ["Content-Disposition", "Retry-After", "X-Request-ID"],
         "max_age": 600,
     }
 
@@ -116,6 +118,27 @@ def register_request_hooks(app):
         if "cache-control" not in present and request.path.startswith(api_prefix):
             headers.add("Cache-Control", "no-store")
         return response
+
+
+class Application(Flask):
+    """Flask, with one retry of a view whose statement met a dead pooled database connection.
+
+    There is no pre-ping (DATABASE_POOL_PRE_PING): after a database restart the first statement on
+    each old connection fails, SQLAlchemy invalidates the pool, and the view runs again on a fresh
+    connection when transactions.retry_is_safe says so; else, or when the retry fails too, the
+    client gets 503 and Retry-After (answer_database_unavailable). Only the view runs again: the
+    before_request hooks (rate limits, body checks) ran once. docs/operations.md."""
+
+    def dispatch_request(self):
+        try:
+            return super().dispatch_request()
+        except DBAPIError as error:
+            if not retry_is_safe(error):
+                raise
+            rule = request.url_rule.rule if request.url_rule else "?"  # the pattern: paths may hold tokens
+            log.warning("database connection lost; retrying %s %s once on a fresh connection", request.method, rule)
+            db.session.rollback()
+            return super().dispatch_request()
 
 
 def answer_database_unavailable(error):

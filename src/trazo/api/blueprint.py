@@ -7,6 +7,7 @@ blueprint both enforces the first and documents the common answers (docs/api.md,
     @blp.route("/plans", auth=PUBLIC)                                # anyone
     @blp.route("/admin/plans", auth=ADMIN)                           # administrators
     @blp.route("/<diagram_id>/share", auth={"GET": USER, "DELETE": ADMIN})
+    @blp.route("/subscriptions/me", transaction=True)                # a GET that writes (see below)
 
 What each level adds to every operation of the route (a function view, or each method of a MethodView):
 - USER: the access-token check before anything else runs (so a missing token is a 401 even when the body
@@ -15,25 +16,33 @@ What each level adds to every operation of the route (a function view, or each m
 - PUBLIC: no check, and `security: []` in the document.
 Every route documents 429 unless the blueprint is built with `rate_limited=False` (one the limiter
 exempts); `not_found` documents the 404 its lookup answers.
+
+GET, HEAD and OPTIONS requests run their statements in autocommit, without a transaction (fewer round
+trips, docs/operations.md). A GET route that writes (creates a row on first use, logs a visit, keeps what
+an outside service answered) declares `transaction=True`: every method of the route then runs in a
+transaction, savepoints and several statements committed together included.
 """
 import flask_smorest
 from flask.views import MethodView
 
 from ..auth import admin_required, login_required
 from ..errors import ErrorSchema
+from ..transactions import in_transaction
 
 USER, ADMIN, PUBLIC = "user", "admin", "public"
 BEARER = [{"bearerAuth": []}]
 
 
 class Blueprint(flask_smorest.Blueprint):
-    """flask-smorest's Blueprint whose `route` takes `auth` and `not_found` (see the module's docstring)."""
+    """flask-smorest's Blueprint whose `route` takes `auth`, `not_found` and `transaction` (see the module's
+    docstring)."""
 
     def __init__(self, *args, rate_limited=True, **kwargs):
         super().__init__(*args, **kwargs)
         self.rate_limited = rate_limited
 
-    def route(self, rule, *, auth=USER, not_found=None, parameters=None, tags=None, **options):
+    def route(self, rule, *, auth=USER, not_found=None, transaction=False, parameters=None, tags=None,
+              **options):
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
         def decorator(view):
@@ -41,18 +50,24 @@ class Blueprint(flask_smorest.Blueprint):
                 for method in self.HTTP_METHODS:
                     if method in view.methods and ("methods" not in options or method in options["methods"]):
                         name = method.lower()
-                        setattr(view, name, self._guard(getattr(view, name), _level(auth, method), not_found))
+                        setattr(view, name, self._guard(getattr(view, name), _level(auth, method), not_found,
+                                                        transaction))
                 return register(view)
             methods = options.get("methods", ("GET",))
             levels = {_level(auth, method) for method in methods}
             if len(levels) != 1:
                 raise ValueError(f"{rule}: a function view has one access level for all its methods")
-            return register(self._guard(view, levels.pop(), not_found))
+            return register(self._guard(view, levels.pop(), not_found, transaction))
 
         return decorator
 
-    def _guard(self, func, level, not_found):
-        """`func` with its access check and the documentation of its common answers."""
+    def _guard(self, func, level, not_found, transaction=False):
+        """`func` with its access check and the documentation of its common answers (and, with
+        `transaction`, its statements in a transaction: the flag is set before the access check)."""
+        guarded = self._check_and_document(func, level, not_found)
+        return in_transaction(guarded) if transaction else guarded
+
+    def _check_and_document(self, func, level, not_found):
         if self.rate_limited:
             func = self.alt_response(429, schema=ErrorSchema, description="Too many requests (see Retry-After)")(func)
         if not_found:

@@ -5,8 +5,9 @@ from datetime import timedelta
 import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError
-from sqlalchemy import func, select
+from sqlalchemy import func, inspect, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.attributes import set_committed_value
 
 from ..errors import BadRequest
 from ..extensions import db
@@ -135,6 +136,11 @@ def create_or_promote_admin(email, password, full_name=None):
 
 
 def linked_identities(user):
-    """The identities linked to the account, oldest first (shown by /users/me)."""
-    return db.session.scalars(select(OAuthIdentity).where(OAuthIdentity.user_id == user.id)
-                              .order_by(OAuthIdentity.linked_at)).all()
+    """The identities linked to the account, oldest first (shown by /users/me). The account's deferred
+    picture, which the profile shows too, comes in the same query when it is not loaded yet."""
+    rows = db.session.execute(select(User.profile_picture, OAuthIdentity).select_from(User)
+                              .outerjoin(OAuthIdentity, OAuthIdentity.user_id == User.id)
+                              .where(User.id == user.id).order_by(OAuthIdentity.linked_at)).all()
+    if rows and "profile_picture" in inspect(user).unloaded:
+        set_committed_value(user, "profile_picture", rows[0].profile_picture)
+    return [identity for _picture, identity in rows if identity is not None]

@@ -1,19 +1,19 @@
-"""The security audit log: who did what, from where. Kept RETENTION_DAYS days (`flask audit prune`)."""
+"""The security audit log: who did what, from where. Kept AUDIT_LOG_RETENTION_DAYS days (`flask prune`,
+`flask audit prune`; core/retention.py)."""
 import logging
-from datetime import timedelta
 
 import click
 from flask import has_request_context
 from flask.cli import AppGroup
-from sqlalchemy import delete
 
 from ..extensions import db
-from ..models.base import utcnow
+from ..logs import current_request_id
+from ..metrics import audit_event
 from ..models.security import AuditEntry
 from ..ratelimit import client_address
+from . import retention
 
 log = logging.getLogger("trazo.audit")
-RETENTION_DAYS = 90
 
 EVENTS = (
     "login_success", "login_failed", "login_locked", "login_mfa_verified", "mfa_recovery_used",
@@ -30,11 +30,12 @@ def record(event, *, user=None, email=None, details=None):
 
     Call it after the caller's own commit: the entry is committed on its own.
     """
+    audit_event(event)  # logins, lockouts and MFA failures are counted here only (docs/operations.md)
     try:
         entry = AuditEntry(event=event, user_id=user.id if user is not None else None,
                            email=email or (user.email if user is not None else None),
                            ip_address=client_address() if has_request_context() else None,
-                           details=details or None)
+                           details=details or None, request_id=current_request_id())
         db.session.add(entry)
         db.session.commit()
     except Exception:  # an audit failure must never break the request it describes
@@ -43,11 +44,8 @@ def record(event, *, user=None, email=None, details=None):
 
 
 def prune(now=None):
-    """Delete the entries older than the retention period; returns how many went."""
-    cutoff = (now or utcnow()) - timedelta(days=RETENTION_DAYS)
-    result = db.session.execute(delete(AuditEntry).where(AuditEntry.created_at < cutoff))
-    db.session.commit()
-    return result.rowcount
+    """Delete the entries older than AUDIT_LOG_RETENTION_DAYS (in batches); returns how many went."""
+    return retention.prune(retention.AUDIT_LOG, now).rows
 
 
 audit_cli = AppGroup("audit", help="Security audit log.")
@@ -57,4 +55,4 @@ audit_cli = AppGroup("audit", help="Security audit log.")
 def prune_command():
     """Delete audit entries older than the retention period."""
     removed = prune()
-    click.echo(f"Removed {removed} audit entries older than {RETENTION_DAYS} days.")
+    click.echo(f"Removed {removed} audit entries older than {retention.AUDIT_LOG.days()} days.")

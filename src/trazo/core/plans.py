@@ -3,12 +3,12 @@ the limits of the settings), the subscription that gives a paid plan, and the ru
 running paid subscription cannot be deleted."""
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import Forbidden
 from ..extensions import db
-from ..models.billing import CURRENT_STATUSES, FREE_PLAN_CODE, Plan, PlanPrice, Subscription
+from ..models.billing import BASE_CURRENCY, CURRENT_STATUSES, FREE_PLAN_CODE, Plan, PlanPrice, Subscription
 from .money import to_major
 
 FREE_PLAN_NAME = "Free"
@@ -72,17 +72,24 @@ def plan_for(user):
 
 def plan_summary(user):
     """{"plan": {name, price_usd, max_projects, max_diagrams}} for the profile; None for administrators.
-    Read-only: a FREE plan not created yet is described from the settings."""
+    Read-only, in one query (the subscribed plan, else the FREE plan, with its base price): a FREE plan
+    not created yet is described from the settings."""
     if user.is_admin:
         return None
-    subscription = current_subscription(user.id)
-    plan = subscription.plan if subscription is not None else find_free_plan()
-    if plan is None:
+    subscribed = (select(Subscription.plan_id)
+                  .where(Subscription.user_id == user.id, Subscription.status.in_(CURRENT_STATUSES))
+                  .limit(1).scalar_subquery())
+    row = db.session.execute(
+        select(Plan.name, Plan.max_projects, Plan.max_diagrams, PlanPrice.amount_minor)
+        .outerjoin(PlanPrice, and_(PlanPrice.plan_id == Plan.id, PlanPrice.currency == BASE_CURRENCY))
+        .where(or_(Plan.id == subscribed, and_(Plan.code == FREE_PLAN_CODE, subscribed.is_(None))))
+        .limit(1)).first()
+    if row is None:
         defaults = _free_plan_defaults()
         return {"plan": {"name": defaults["name"], "price_usd": 0.0, "max_projects": defaults["max_projects"],
                          "max_diagrams": defaults["max_diagrams"]}}
-    return {"plan": {"name": plan.name, "price_usd": to_major(plan.base_amount), "max_projects": plan.max_projects,
-                     "max_diagrams": plan.max_diagrams}}
+    return {"plan": {"name": row.name, "price_usd": to_major(row.amount_minor or 0), "max_projects": row.max_projects,
+                     "max_diagrams": row.max_diagrams}}
 
 
 def ensure_account_deletable(user):

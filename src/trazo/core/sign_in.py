@@ -60,6 +60,6 @@ def send_login_code(user, login_id):
     if sent > 1 + MAX_RESENDS:
         raise TooManyRequests(sends.seconds_left(), _("Resend limit reached. Please sign in again."))
     code = factors.issue_email_code(user, login_id)
-    db.session.commit()
     factors.send_code(user, code, "login")
+    db.session.commit()  # the code and its e-mail (outbox) together
     return 1 + MAX_RESENDS - sent

@@ -93,3 +93,5 @@ class AuditEntry(IdMixin, Base):
     email: Mapped[str | None] = mapped_column(String(320), index=True)
     ip_address: Mapped[str | None] = mapped_column(String(64))
     details: Mapped[dict | None] = mapped_column(JSON)
+    # The X-Request-ID of the request that wrote the entry: the same id is on its log lines.
+    request_id: Mapped[str | None] = mapped_column(String(64))

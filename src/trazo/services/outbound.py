@@ -6,11 +6,13 @@ wakes any blocked read; the caller then gets `DeadlineExceeded`.
 
 Plain calls (body read, capped, connection closed):
 
-    response = outbound.request(SESSION, "POST", url, seconds=30, max_bytes=4 << 20, json=payload)
+    response = outbound.request(SESSION, "POST", url, integration="ai", seconds=30, max_bytes=4 << 20,
+                                json=payload)
 
 Streamed calls (headers and the whole body under one deadline):
 
-    with outbound.open_stream(SESSION, "POST", url, seconds=30, max_bytes=4 << 20, json=payload) as call:
+    with outbound.open_stream(SESSION, "POST", url, integration="ai", seconds=30, max_bytes=4 << 20,
+                              json=payload) as call:
         call.response.status_code, call.response.headers
         for chunk in call.chunks():  # what arrived, as it arrives
             ...
@@ -27,7 +29,7 @@ the handshake on; any `requests.Session` works for plain HTTP.
 
 Any other client (smtplib, an authlib session, ...):
 
-    with outbound.deadline(15):
+    with outbound.deadline(15, integration="email"):
         with smtplib.SMTP(host, port, timeout=15) as smtp:
             smtp.starttls(context=outbound.ssl_context())
             ...
@@ -36,6 +38,10 @@ Sockets this thread connects inside the block, and http.client connections it se
 down at the deadline; a failure after the deadline leaves the block as `DeadlineExceeded`. Keep the
 block tight around the call (no database or cache access inside). `with outbound.guard(allowed_private):`
 applies the address guard to a block the same way.
+
+Every call names its `integration` (ai, render, email, payments, oauth): it is counted and timed
+under that name with its outcome, ok, error (an exception, or a 5xx answer) or timeout
+(docs/operations.md, "Metrics"). A streamed call is timed until it is closed.
 
 Exceptions (all safe to map without inspecting them):
     DeadlineExceeded  the total deadline passed (a TimeoutError and a requests.Timeout: answer 504)
@@ -49,25 +55,34 @@ from dataclasses import dataclass
 
 import requests
 
+from .. import metrics
+from .egress import clock as clocks
 from .egress.addresses import AddressRefused
-from .egress.clock import Deadline, DeadlineExceeded, ResponseTooLarge, deadline, guard, session, shut, ssl_context
+from .egress.clock import Deadline, DeadlineExceeded, ResponseTooLarge, guard, session, shut, ssl_context
 
 __all__ = ["AddressRefused", "Answer", "Deadline", "DeadlineExceeded", "ResponseTooLarge", "StreamedCall",
            "deadline", "guard", "open_stream", "request", "session", "ssl_context"]
 
 CONNECT_TIMEOUT = 10
 READ_SIZE = 8192
+TIMEOUTS = (requests.Timeout, TimeoutError)  # DeadlineExceeded is both
+
+
+def _failure_outcome(exc, clock):
+    return "timeout" if clock.expired or isinstance(exc, TIMEOUTS) else "error"
 
 
 class StreamedCall:
     """A streamed answer under its deadline; `chunks()` yields what arrives, `close()` ends the call."""
 
-    def __init__(self, clock, response, max_bytes):
+    def __init__(self, clock, response, max_bytes, timer):
         self.clock = clock
         self.response = response
         self.max_bytes = max_bytes
+        self.timer = timer
         self.received = 0
         self.interrupted = False
+        self.failure = None
 
     def sock(self):
         return getattr(getattr(self.response.raw, "connection", None), "sock", None)
@@ -96,6 +111,7 @@ class StreamedCall:
             if not self.interrupted:
                 self.clock.check()  # a read cut by the watchdog looks like the end of the answer
         except Exception as exc:  # requests, urllib3 and socket errors alike: the call is over
+            self.failure = exc
             self.close()
             if self.interrupted:
                 return
@@ -115,6 +131,12 @@ class StreamedCall:
         self.clock.cancel()
         self.response.raw.close()
         self.response.close()
+        self.timer.finish(self._outcome())
+
+    def _outcome(self):
+        if self.failure is not None and not self.interrupted:
+            return _failure_outcome(self.failure, self.clock)
+        return "error" if self.response.status_code >= 500 else "ok"
 
     def interrupt(self):
         """From another thread: wake the read blocked on this call; `chunks()` then ends quietly."""
@@ -147,9 +169,10 @@ class Answer:
         return json.loads(self.content)
 
 
-def open_stream(http, method, url, *, seconds, max_bytes=None, public_only=False, allowed_private=(),
-                **kwargs):
+def open_stream(http, method, url, *, integration, seconds, max_bytes=None, public_only=False,
+                allowed_private=(), **kwargs):
     """Send the request; return a StreamedCall once the headers are in (see the module docstring)."""
+    timer = metrics.outbound_timer(integration)
     clock = Deadline(seconds)
     kwargs.setdefault("timeout", (min(CONNECT_TIMEOUT, seconds), seconds))
     if public_only:
@@ -159,20 +182,39 @@ def open_stream(http, method, url, *, seconds, max_bytes=None, public_only=False
             response = http.request(method, url, stream=True, **kwargs)
     except Exception as exc:
         clock.cancel()
+        timer.finish(_failure_outcome(exc, clock))
         if clock.expired and not isinstance(exc, DeadlineExceeded):
             raise clock.exceeded() from exc
         raise
-    call = StreamedCall(clock, response, max_bytes)
+    call = StreamedCall(clock, response, max_bytes, timer)
     sock = call.sock()
     if sock is not None:
         clock.watch(sock)
     return call
 
 
-def request(http, method, url, *, seconds, max_bytes=None, public_only=False, allowed_private=(), **kwargs):
+def request(http, method, url, *, integration, seconds, max_bytes=None, public_only=False, allowed_private=(),
+            **kwargs):
     """A whole call under one deadline, returned as an Answer (see the module docstring)."""
-    call = open_stream(http, method, url, seconds=seconds, max_bytes=max_bytes, public_only=public_only,
-                       allowed_private=allowed_private, **kwargs)
+    call = open_stream(http, method, url, integration=integration, seconds=seconds, max_bytes=max_bytes,
+                       public_only=public_only, allowed_private=allowed_private, **kwargs)
     content = call.read()
     response = call.response
     return Answer(response.status_code, response.headers, content, response.url)
+
+
+@contextlib.contextmanager
+def deadline(seconds, *, integration):
+    """Run the block under a total deadline (see the module docstring), counted and timed as one call of
+    `integration`: "timeout" when it passed, "error" when the block raised anything else."""
+    timer = metrics.outbound_timer(integration)
+    outcome = "error"
+    try:
+        with clocks.deadline(seconds) as clock:
+            yield clock
+        outcome = "ok"
+    except TIMEOUTS:
+        outcome = "timeout"
+        raise
+    finally:
+        timer.finish(outcome)

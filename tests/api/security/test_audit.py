@@ -27,7 +27,8 @@ def test_sign_in_events(client, admin, user):
     failed = _events(admin, event="login_failed")
     assert len(failed) == 1 and failed[0]["user_email"] == user.email and failed[0]["ip_address"] == client.ip
     entry = entries[0]
-    assert set(entry) == {"id", "event", "user_id", "user_email", "ip_address", "details", "created_at"}
+    assert set(entry) == {"id", "event", "user_id", "user_email", "ip_address", "details", "request_id",
+                          "created_at"}
     assert entry["created_at"].endswith("+00:00")
 
 

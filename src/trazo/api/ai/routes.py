@@ -61,7 +61,7 @@ def provider_failures(code_result=False):
 
 # -- provider settings --------------------------------------------------------------------
 
-@blp.route("/settings")
+@blp.route("/settings", transaction=True)  # creates the settings row on first read
 @blp.response(200, AISettingsSchema)
 def get_settings():
     """Read my AI settings and providers"""

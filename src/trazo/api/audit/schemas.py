@@ -18,6 +18,8 @@ class AuditEntrySchema(BaseSchema):
     user_email = ma.fields.String(attribute="email", allow_none=True)
     ip_address = ma.fields.String(allow_none=True)
     details = ma.fields.Dict(allow_none=True)
+    request_id = ma.fields.String(allow_none=True, metadata={"description": "X-Request-ID of the request that "
+                                                                          "wrote the entry (also in the logs)"})
     created_at = Timestamp(required=True)
 
 

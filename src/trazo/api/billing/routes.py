@@ -41,7 +41,7 @@ SIGNED_EVENT = {"required": True, "description": "A payment provider event, sign
 
 # -- plans on sale -------------------------------------------------------------------------
 
-@plans_blp.route("", auth=PUBLIC)
+@plans_blp.route("", auth=PUBLIC, transaction=True)  # creates the FREE plan on first use
 @plans_blp.response(200, PlanSchema(many=True))
 def list_plans():
     """List the plans on sale"""
@@ -57,21 +57,21 @@ def get_plan(plan_id):
 
 # -- the caller's subscription -----------------------------------------------------------
 
-@subscriptions_blp.route("/me")
+@subscriptions_blp.route("/me", transaction=True)  # the FREE plan on first use
 @subscriptions_blp.response(200, SubscriptionSchema)
 def my_subscription():
     """Read my subscription (the free plan when I have none)"""
     return service.my_subscription(current_user)
 
 
-@subscriptions_blp.route("/usage")
+@subscriptions_blp.route("/usage", transaction=True)  # the FREE plan on first use
 @subscriptions_blp.response(200, UsageSchema)
 def usage():
     """Count my projects and diagrams against my plan's limits"""
     return service.usage(current_user)
 
 
-@subscriptions_blp.route("/billing-history")
+@subscriptions_blp.route("/billing-history", transaction=True)  # keeps the gateway's invoices
 @subscriptions_blp.arguments(BillingHistoryQuerySchema, location="query")
 @subscriptions_blp.response(200, BillingHistorySchema)
 @subscriptions_blp.alt_response(503, schema=ErrorSchema, description=NOT_CONFIGURED)
@@ -112,7 +112,8 @@ def update_payment_method():
     return service.payment_method_portal(current_user)
 
 
-@subscriptions_blp.route("/invoices/<invoice_id>/pdf-url", not_found="Invoice not found or access denied")
+@subscriptions_blp.route("/invoices/<invoice_id>/pdf-url", not_found="Invoice not found or access denied",
+                         transaction=True)  # keeps the invoice the gateway answered
 @subscriptions_blp.response(200, PdfUrlSchema)
 @subscriptions_blp.alt_response(503, schema=ErrorSchema, description=NOT_CONFIGURED)
 def invoice_pdf_url(invoice_id):
@@ -122,7 +123,7 @@ def invoice_pdf_url(invoice_id):
 
 # -- administration of plans -------------------------------------------------------------
 
-@admin_plans_blp.route("", auth=ADMIN)
+@admin_plans_blp.route("", auth=ADMIN, transaction=True)  # GET creates the FREE plan on first use
 class AdminPlans(MethodView):
     @admin_plans_blp.response(200, AdminPlanSchema(many=True))
     def get(self):

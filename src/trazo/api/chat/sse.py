@@ -11,6 +11,8 @@ import threading
 
 from flask import Response
 
+from ... import metrics
+
 log = logging.getLogger(__name__)
 
 KEEP_ALIVE = ": keep-alive\n\n"
@@ -73,6 +75,7 @@ class Channel:
 def event_stream(channel, start_worker, keepalive_seconds):
     """Yield the worker's events as SSE text, a keep-alive comment after each silent interval."""
     start_worker()
+    metrics.stream_opened()
     try:
         while True:
             event = channel.next_event(keepalive_seconds)
@@ -85,6 +88,7 @@ def event_stream(channel, start_worker, keepalive_seconds):
             if event.get("type") in TERMINAL_TYPES:
                 return
     finally:
+        metrics.stream_closed()  # the end, an error, or the client gone (the server closes the iterator)
         channel.cancel()
 
 

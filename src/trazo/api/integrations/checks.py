@@ -33,7 +33,7 @@ def _smtp(config):
 def _stripe(config):
     base = (config.get("api_base") or current_app.config["STRIPE_API_BASE"]).rstrip("/")
     try:
-        response = outbound.request(_stripe_http, "GET", f"{base}/v1/balance", timeout=TIMEOUT,
+        response = outbound.request(_stripe_http, "GET", f"{base}/v1/balance", integration="payments", timeout=TIMEOUT,
                                     seconds=current_app.config["STRIPE_TIMEOUT"], max_bytes=MAX_ANSWER_BYTES,
                                     headers={"Authorization": f"Bearer {config['secret_key']}"})
     except requests.RequestException as exc:

@@ -109,7 +109,7 @@ def reset_mfa(admin, user_id):
         return {"message": _("The user does not have MFA enabled")}
     factors.forget_everything(target)
     target.mfa_enabled, target.mfa_methods, target.mfa_default_method = False, [], None
+    send_disabled_notice(target, by_admin=True)
     db.session.commit()
     audit.record("admin_mfa_reset", user=target, details={"reset_by": admin.email, "admin_id": admin.id})
-    send_disabled_notice(target, by_admin=True)
     return {"message": _("MFA disabled for %(email)s", email=target.email)}

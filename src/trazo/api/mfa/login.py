@@ -111,11 +111,12 @@ def verify(data):
 
 def _lock_account(user):
     """The failure that locks: audited, the owner told (their password is known to whoever is guessing)."""
-    audit.record("mfa_locked", user=user, details={"wrong_codes": ACCOUNT_WRONG_CODES,
-                                                   "lock_seconds": ACCOUNT_LOCK_SECONDS})
     # Someone who knows the password failed the second step ACCOUNT_WRONG_CODES times.
     send_template(user.email, "mfa_locked", lazy_gettext("Sign-in to your Trazo account was blocked"),
                   count=ACCOUNT_WRONG_CODES, minutes=ACCOUNT_LOCK_SECONDS // 60)
+    db.session.commit()  # the notice (outbox); the lock itself is in the limiter storage
+    audit.record("mfa_locked", user=user, details={"wrong_codes": ACCOUNT_WRONG_CODES,
+                                                   "lock_seconds": ACCOUNT_LOCK_SECONDS})
     raise AccountLocked(ACCOUNT_LOCK_SECONDS)
 
 

@@ -60,9 +60,9 @@ def _activate(user, method, set_as_default):
     if set_as_default or user.mfa_default_method not in methods:
         user.mfa_default_method = method
     codes = factors.new_recovery_codes(user) if factors.unused_recovery_codes(user) == 0 else None
+    send_enabled_notice(user, method)
     db.session.commit()
     audit.record("mfa_enabled", user=user, details={"method": method})
-    send_enabled_notice(user, method)
     return codes
 
 
@@ -103,9 +103,9 @@ def enable_email(user, password=None):
         raise BadRequest(_("E-mail MFA is already enabled"))
     throttle("mfa-activation-cooldown", user.id, ACTIVATION_COOLDOWN_SECONDS)
     code = factors.issue_email_code(user, ACTIVATION)
+    send_code(user, code, ACTIVATION)
     db.session.commit()
     _activation_wrong_codes(user).clear()
-    send_code(user, code, ACTIVATION)
     return {"message": _("Verification code sent to your e-mail")}
 
 
@@ -141,9 +141,9 @@ def disable(user, method, password=None):
         user.mfa_enabled = False
         user.mfa_default_method = None
         factors.forget_everything(user)
+    send_disabled_notice(user, method)
     db.session.commit()
     audit.record("mfa_disabled", user=user, details={"method": method})
-    send_disabled_notice(user, method)
     return {"message": _("MFA method '%(method)s' disabled successfully", method=method)}
 
 

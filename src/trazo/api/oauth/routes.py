@@ -17,7 +17,8 @@ def providers():
     return service.providers()
 
 
-@blp.route("/authorize/<provider>", auth=PUBLIC, not_found="Provider not configured")
+@blp.route("/authorize/<provider>", auth=PUBLIC, not_found="Provider not configured",
+           transaction=True)  # stores the state
 @limiter.limit(limit("OAUTH_CALLBACK"))
 @blp.response(200, AuthorizationSchema)
 def authorize(provider):

@@ -6,6 +6,7 @@ from sqlalchemy import delete, func, select
 
 from ...core.ownership import owned_project
 from ...core.quotas import ensure_within_plan
+from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Folder, Project
@@ -61,10 +62,13 @@ def create_project(user, data):
 
 
 def project_tree(user, project_id):
-    """The project with its folders (each with its diagrams) and its root diagrams."""
-    project = owned_project(user, project_id)
-    folders = db.session.scalars(select(Folder).where(Folder.project_id == project.id)
-                                 .order_by(func.lower(Folder.name), Folder.id)).all()
+    """The project with its folders (each with its diagrams) and its root diagrams, in two queries: the
+    project joined with its folders, then its diagrams (docs/operations.md, round trips)."""
+    rows = db.session.execute(select(Project, Folder).outerjoin(Folder, Folder.project_id == Project.id)
+                              .where(Project.id == str(project_id), Project.user_id == user.id)
+                              .order_by(func.lower(Folder.name), Folder.id)).all()
+    project = found_or_404(rows[0][0] if rows else None, _("Project not found"))
+    folders = [folder for _row, folder in rows if folder is not None]
     diagrams = db.session.scalars(select(Diagram).where(Diagram.project_id == project.id)
                                   .order_by(Diagram.created_at, Diagram.title, Diagram.id)).all()
     by_folder = {folder.id: [] for folder in folders}

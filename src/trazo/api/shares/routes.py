@@ -67,7 +67,8 @@ def link_info(token):
     return public.link_info(token)
 
 
-@public_blp.route("/<token>/diagram", auth=PUBLIC, not_found="Unknown or revoked link")
+@public_blp.route("/<token>/diagram", auth=PUBLIC, not_found="Unknown or revoked link",
+                  transaction=True)  # logs the visit
 @_public_limit()
 @public_blp.arguments(ShareAccessQuerySchema, location="query")
 @public_blp.arguments(ShareAccessHeaderSchema, location="headers")

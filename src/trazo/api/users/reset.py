@@ -46,10 +46,10 @@ def _send_reset_link(email):
     token, token_hash = passwords.new_token()
     user.reset_token_hash = token_hash
     user.reset_token_expires_at = utcnow() + RESET_TOKEN_LIFETIME
-    db.session.commit()
     query = urlencode({"token": token, "email": user.email})
     send_template(user.email, "reset_password", lazy_gettext("Reset your Trazo password"),
                   link=f"{current_app.config['FRONTEND_URL']}/reset-password?{query}")
+    db.session.commit()  # the token and its e-mail (outbox) together
     audit.record("password_reset_requested", user=user)
 
 

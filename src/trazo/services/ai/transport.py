@@ -51,7 +51,7 @@ def post(session, config, url, headers, payload):
     settings = current_app.config
     guarded = user_chosen(config)
     try:
-        call = outbound.open_stream(session, "POST", url, seconds=settings["AI_TIMEOUT"],
+        call = outbound.open_stream(session, "POST", url, integration="ai", seconds=settings["AI_TIMEOUT"],
                                     max_bytes=settings["AI_MAX_RESPONSE_BYTES"], public_only=guarded,
                                     allowed_private=settings["AI_ALLOWED_PRIVATE_HOSTS"], headers=headers,
                                     json=payload)

@@ -69,7 +69,8 @@ class SmtpBackend:
 
     def send(self, message):
         try:
-            with outbound.deadline(self.deadline), smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
+            with (outbound.deadline(self.deadline, integration="email"),
+                  smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp):
                 if self.starttls:
                     smtp.starttls(context=outbound.ssl_context())
                 if self.username:

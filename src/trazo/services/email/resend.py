@@ -29,7 +29,7 @@ class ResendBackend:
 
     def _request(self, method, path, **kwargs):
         try:
-            return outbound.request(_http, method, f"{self.api_base}{path}", seconds=self.deadline,
+            return outbound.request(_http, method, f"{self.api_base}{path}", integration="email", seconds=self.deadline,
                                     max_bytes=MAX_ANSWER_BYTES, timeout=TIMEOUT,
                                     headers={"Authorization": f"Bearer {self.api_key}"}, **kwargs)
         except requests.RequestException as exc:

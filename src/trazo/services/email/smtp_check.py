@@ -9,7 +9,7 @@ def check_smtp(host, port=25, username="", password="", starttls=False, timeout=
     """Return None when the server accepts us; raise EmailDeliveryError saying what failed.
     `timeout` bounds each socket operation, `deadline` the whole check."""
     try:
-        with outbound.deadline(deadline), smtplib.SMTP(host, int(port), timeout=timeout) as smtp:
+        with outbound.deadline(deadline, integration="email"), smtplib.SMTP(host, int(port), timeout=timeout) as smtp:
             code, _banner = smtp.ehlo()
             if code != 250:
                 raise EmailDeliveryError(f"{host}:{port} refused EHLO ({code})")

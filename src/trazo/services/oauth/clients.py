@@ -47,7 +47,7 @@ def call(method, url, **kwargs):
     """The answer of one request (read whole, capped); network failures and a passed deadline
     become ProviderUnavailable."""
     try:
-        return outbound.request(_http, method, url, seconds=current_app.config["OAUTH_TIMEOUT"],
+        return outbound.request(_http, method, url, integration="oauth", seconds=current_app.config["OAUTH_TIMEOUT"],
                                 max_bytes=MAX_ANSWER_BYTES, timeout=TIMEOUT, **kwargs)
     except requests.RequestException as exc:
         raise ProviderUnavailable(f"{method} {url} failed: {exc.__class__.__name__}") from exc

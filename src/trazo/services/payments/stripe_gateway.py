@@ -112,7 +112,7 @@ class StripeGateway:
 
     def _call(self, method, *args, **params):
         try:
-            with outbound.deadline(self.settings.read_timeout):
+            with outbound.deadline(self.settings.read_timeout, integration="payments"):
                 result = method(*args, params=params) if params else method(*args)
         except outbound.DeadlineExceeded as exc:
             log.warning("stripe call passed its deadline of %s s", self.settings.read_timeout)

@@ -7,6 +7,8 @@ from collections import OrderedDict
 
 import redis
 
+from ... import metrics
+
 log = logging.getLogger(__name__)
 
 # v2: entries are sanitized SVG; older ones (raw renderer output) are never read.
@@ -69,16 +71,21 @@ def cache_key(backend, diagram_type, source):
 
 
 def get(key, redis_url=None):
+    """The cached SVG or None; each lookup is counted as a hit (by tier) or a miss."""
     found = _memory.get(key)
-    if found is not None or not (client := _redis(redis_url)):
+    if found is not None:
+        metrics.render_cache_hit("memory")
         return found
+    client = _redis(redis_url)
     try:
-        stored = client.get(key)
+        stored = client.get(key) if client is not None else None
     except redis.RedisError:
         log.warning("render cache: Redis unavailable for reads", exc_info=True)
-        return None
+        stored = None
     if stored is None:
+        metrics.render_cache_miss()
         return None
+    metrics.render_cache_hit("redis")
     svg = stored.decode("utf-8")
     _memory.put(key, svg)
     return svg

@@ -39,7 +39,7 @@ class KrokiRenderer:
 
     def render_svg(self, diagram_type, source):
         try:
-            answer = outbound.request(_session, "POST", f"{self.base_url}/{diagram_type}/svg",
+            answer = outbound.request(_session, "POST", f"{self.base_url}/{diagram_type}/svg", integration="render",
                                       seconds=self.timeout, max_bytes=self.max_bytes,
                                       data=source.encode("utf-8"), allow_redirects=False,
                                       headers={"Content-Type": "text/plain; charset=utf-8",

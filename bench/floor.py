@@ -1,0 +1,270 @@
+"""The floor: the DB-backed reads of `make bench` done by hand, with no Flask, SQLAlchemy or marshmallow.
+
+A plain WSGI callable (`app`) served by the same gunicorn settings as the service. For each route it does
+only what the real route must do: one PyJWT decode of the access token (the claims flask-jwt-extended and
+trazo.auth check), the SQL statements the service runs for that route (copied from the service: same
+columns, same filters, same order), through the same driver (psycopg 3 or sqlite3) on one connection per
+thread kept open, and `json.dumps` of an equivalent body. The service's requests/s over the floor's is
+the share of the database-bound ceiling the framework leaves (docs/operations.md, "Benchmarks").
+
+When the service's statements for these routes change, change them here too.
+"""
+import hashlib
+import hmac
+import json
+import os
+import re
+import sqlite3
+import threading
+import uuid
+from datetime import UTC, datetime
+
+import jwt
+import psycopg
+
+API = "/api/v1"
+MAX_SHARE_TOKEN_CHARS = 64
+SQLITE_TIMESTAMP = "%Y-%m-%d %H:%M:%S.%f"
+
+# {p}: a string parameter, {ts}: a timestamp parameter, {true}: a boolean column's test (per driver below).
+USER = ("SELECT users.email, users.password_hash, users.has_usable_password, users.full_name, users.timezone, "
+        "users.role, users.is_active, users.last_login_at, users.password_changed_at, users.reset_token_hash, "
+        "users.reset_token_expires_at, users.mfa_enabled, users.mfa_methods, users.mfa_default_method, users.id, "
+        "users.created_at, users.updated_at \nFROM users \nWHERE users.id = {p}")
+PROJECTS = ("SELECT projects.user_id, projects.name, projects.description, projects.emoji, projects.id, "
+            "projects.created_at, projects.updated_at, diagrams.diagram_type, count(diagrams.id) AS count_1 \n"
+            "FROM projects LEFT OUTER JOIN diagrams ON diagrams.project_id = projects.id \n"
+            "WHERE projects.user_id = {p} GROUP BY projects.id, diagrams.diagram_type "
+            "ORDER BY projects.created_at, projects.id")
+PROJECT_TREE = ("SELECT projects.user_id, projects.name, projects.description, projects.emoji, projects.id, "
+                "projects.created_at, projects.updated_at, folders.project_id, folders.name AS name_1, folders.color, "
+                "folders.id AS id_1, folders.created_at AS created_at_1, folders.updated_at AS updated_at_1 \n"
+                "FROM projects LEFT OUTER JOIN folders ON folders.project_id = projects.id \n"
+                "WHERE projects.id = {p} AND projects.user_id = {p} ORDER BY lower(folders.name), folders.id")
+DIAGRAM_COLUMNS = ("diagrams.project_id, diagrams.folder_id, diagrams.title, diagrams.content, diagrams.description, "
+                   "diagrams.diagram_type, diagrams.config, diagrams.user_preferences, diagrams.viewport_zoom, "
+                   "diagrams.viewport_x, diagrams.viewport_y, diagrams.content_size, diagrams.description_size, "
+                   "diagrams.updated_at, diagrams.id, diagrams.created_at")
+PROJECT_DIAGRAMS = (f"SELECT {DIAGRAM_COLUMNS} \nFROM diagrams \nWHERE diagrams.project_id = {{p}} "
+                    "ORDER BY diagrams.created_at, diagrams.title, diagrams.id")
+OWNED_DIAGRAM = (f"SELECT {DIAGRAM_COLUMNS} \nFROM diagrams JOIN projects ON projects.id = diagrams.project_id \n"
+                 "WHERE diagrams.id = {p} AND projects.user_id = {p}")
+DIAGRAM = f"SELECT {DIAGRAM_COLUMNS} \nFROM diagrams \nWHERE diagrams.id = {{p}}"
+LINK_COLUMNS = ("shared_links.diagram_id, shared_links.user_id, shared_links.token, shared_links.access_type, "
+                "shared_links.access_code_hash, shared_links.allow_copy_code, shared_links.expires_at, "
+                "shared_links.is_active, shared_links.id, shared_links.created_at, shared_links.updated_at")
+ACTIVE_LINK = (f"SELECT {LINK_COLUMNS} \nFROM shared_links \n"
+               "WHERE shared_links.token = {p} AND shared_links.is_active{true}")
+LINK = f"SELECT {LINK_COLUMNS} \nFROM shared_links \nWHERE shared_links.id = {{p}}"
+LOG_VISIT = ("INSERT INTO shared_link_access_logs (link_id, ip_hash, result, created_at, id) "
+             "VALUES ({p}, {p}, {p}, {ts}, {p})")
+
+STATEMENTS = {"USER": USER, "PROJECTS": PROJECTS, "PROJECT_TREE": PROJECT_TREE,
+              "PROJECT_DIAGRAMS": PROJECT_DIAGRAMS, "OWNED_DIAGRAM": OWNED_DIAGRAM, "DIAGRAM": DIAGRAM,
+              "ACTIVE_LINK": ACTIVE_LINK, "LINK": LINK, "LOG_VISIT": LOG_VISIT}
+DIALECTS = {
+    "sqlite": {"p": "?", "ts": "?", "true": " = 1"},
+    "pg": {"p": "%s::VARCHAR", "ts": "%s::TIMESTAMP WITH TIME ZONE", "true": ""},
+}
+
+
+class Database:
+    """DATABASE_URL (postgresql+psycopg://... or sqlite:///...) with one open connection per thread."""
+
+    def __init__(self, url):
+        if url.startswith("sqlite:///"):
+            self.kind, self.target = "sqlite", url[len("sqlite:///"):]
+        elif url.startswith(("postgresql://", "postgresql+psycopg://")):
+            self.kind, self.target = "pg", "postgresql://" + url.split("://", 1)[1]
+        else:
+            raise ValueError("the floor reads postgresql+psycopg:// or sqlite:/// database URLs")
+        self.sql = {name: text.format(**DIALECTS[self.kind]) for name, text in STATEMENTS.items()}
+        self.local = threading.local()
+
+    def _connect(self):
+        if self.kind == "pg":
+            return psycopg.connect(self.target, autocommit=True)
+        connection = sqlite3.connect(self.target, timeout=30, isolation_level=None)  # autocommit, as on PG
+        connection.execute("PRAGMA foreign_keys=ON")  # the service's pragmas (trazo.web)
+        connection.execute("PRAGMA journal_mode=WAL")
+        return connection
+
+    def execute(self, name, *params):
+        connection = getattr(self.local, "connection", None)
+        if connection is None:
+            connection = self.local.connection = self._connect()
+        return connection.execute(self.sql[name], params)
+
+    def rows(self, name, *params):
+        return self.execute(name, *params).fetchall()
+
+    def one(self, name, *params):
+        found = self.rows(name, *params)
+        return found[0] if found else None
+
+    def now(self):
+        moment = datetime.now(UTC)
+        return moment if self.kind == "pg" else moment.replace(tzinfo=None).strftime(SQLITE_TIMESTAMP)
+
+
+def moment(value):
+    """A timestamp column as an aware datetime (SQLite hands back the naive UTC text SQLAlchemy stored)."""
+    if isinstance(value, str):
+        return datetime.fromisoformat(value).replace(tzinfo=UTC)
+    return value
+
+
+def stamp(value):
+    return moment(value).astimezone(UTC).isoformat() if value is not None else None
+
+
+def document(value):
+    return json.loads(value) if isinstance(value, str) else value
+
+
+class Refusal(Exception):
+    def __init__(self, status, detail):
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
+class Floor:
+    def __init__(self, env):
+        self.db = Database(env["DATABASE_URL"])
+        self.jwt_key = env["JWT_SECRET_KEY"]
+        self.address_key = hmac.new(env["SECRET_KEY"].encode(), b"trazo.access-log-address", hashlib.sha256).digest()
+
+    # -- the access token and its user (flask-jwt-extended's decode, then trazo.auth's checks) --
+
+    def user_id(self, environ):
+        header = environ.get("HTTP_AUTHORIZATION", "")
+        scheme, _, token = header.partition(" ")
+        if scheme != "Bearer" or not token:
+            raise Refusal(401, "Not authenticated")
+        try:
+            claims = jwt.decode(token, self.jwt_key, algorithms=["HS256"],
+                                options={"verify_aud": False, "verify_sub": False})
+        except jwt.PyJWTError:
+            raise Refusal(401, "Could not validate credentials") from None
+        if ("sub" not in claims or claims.get("type", "access") != "access" or "exp" not in claims
+                or not isinstance(claims.get("pca"), int)):
+            raise Refusal(401, "Could not validate credentials")
+        user = self.db.one("USER", str(claims["sub"]))
+        if user is None or not user[6]:
+            raise Refusal(401, "User not found or inactive")
+        if user[8] is not None and claims["pca"] < int(moment(user[8]).timestamp()):
+            raise Refusal(401, "Session invalidated. Please log in again.")
+        return user[14]
+
+    # -- the routes --
+
+    def projects(self, environ):
+        user_id = self.user_id(environ)
+        projects = {}
+        for user, name, description, emoji, pid, created, updated, kind, count in self.db.rows("PROJECTS", user_id):
+            project = projects.setdefault(pid, {
+                "id": pid, "name": name, "description": description, "emoji": emoji, "user_id": user,
+                "diagram_count": 0, "diagram_type_counts": {}, "created_at": stamp(created),
+                "updated_at": stamp(updated)})
+            if kind is not None:
+                project["diagram_count"] += count
+                project["diagram_type_counts"][kind] = count
+        return list(projects.values())
+
+    def project(self, environ, project_id):
+        user_id = self.user_id(environ)
+        rows = self.db.rows("PROJECT_TREE", project_id, user_id)
+        if not rows:
+            raise Refusal(404, "Project not found")
+        row = rows[0]
+        folders = {folder[10]: {"id": folder[10], "name": folder[8], "color": folder[9], "project_id": folder[7],
+                                "created_at": stamp(folder[11]), "updated_at": stamp(folder[12]), "diagrams": []}
+                   for folder in rows if folder[10] is not None}
+        root, counts = [], {}
+        for diagram in self.db.rows("PROJECT_DIAGRAMS", row[4]):
+            folder = folders.get(diagram[1])
+            (folder["diagrams"] if folder else root).append(diagram_body(diagram))
+            counts[diagram[5]] = counts.get(diagram[5], 0) + 1
+        return {"id": row[4], "name": row[1], "description": row[2], "emoji": row[3], "user_id": row[0],
+                "diagram_count": sum(counts.values()), "diagram_type_counts": counts,
+                "created_at": stamp(row[5]), "updated_at": stamp(row[6]), "diagrams": root,
+                "folders": list(folders.values())}
+
+    def diagram(self, environ, diagram_id):
+        user_id = self.user_id(environ)
+        row = self.db.one("OWNED_DIAGRAM", diagram_id, user_id)
+        if row is None:
+            raise Refusal(404, "Diagram not found")
+        return diagram_body(row)
+
+    def shared(self, environ, token):
+        """A public link without an access token: the lookup, the visit log (committed), then the reads the
+        service makes after its commit (the link again, the diagram, its owner)."""
+        link = self.db.one("ACTIVE_LINK", token) if len(token) <= MAX_SHARE_TOKEN_CHARS else None
+        if link is None:
+            self.log_visit(environ, None, "not_found")
+            raise Refusal(404, "Shared link not found")
+        if link[6] is not None and moment(link[6]) <= datetime.now(UTC):
+            self.log_visit(environ, link[8], "expired")
+            raise Refusal(410, "This link has expired")
+        if link[3] == "protected":
+            raise Refusal(403, "This link requires an access code")
+        self.log_visit(environ, link[8], "success")
+        link = self.db.one("LINK", link[8])
+        diagram = self.db.one("DIAGRAM", link[0])
+        owner = self.db.one("USER", link[1])
+        return {"title": diagram[2], "description": diagram[4] or None,
+                "content": diagram[3] if link[5] else None, "diagram_type": diagram[5],
+                "rendered_content": diagram[3], "config": document(diagram[6]) or {},
+                "allow_copy_code": bool(link[5]), "owner_name": owner[3] if owner and owner[3] else None}
+
+    def log_visit(self, environ, link_id, result):
+        address = environ.get("REMOTE_ADDR") or "unknown"
+        ip_hash = hmac.new(self.address_key, address.encode(), hashlib.sha256).hexdigest()
+        self.db.execute("LOG_VISIT", link_id, ip_hash, result, self.db.now(), str(uuid.uuid4()))
+
+
+def diagram_body(row):
+    return {"id": row[14], "title": row[2], "content": row[3], "description": row[4], "diagram_type": row[5],
+            "config": document(row[6]), "user_preferences": document(row[7]), "project_id": row[0],
+            "folder_id": row[1], "viewport_zoom": row[8], "viewport_x": row[9], "viewport_y": row[10],
+            "created_at": stamp(row[15]), "updated_at": stamp(row[13])}
+
+
+ROUTES = [
+    (re.compile(rf"^{API}/projects$"), "projects"),
+    (re.compile(rf"^{API}/projects/([^/]+)$"), "project"),
+    (re.compile(rf"^{API}/diagrams/([^/]+)$"), "diagram"),
+    (re.compile(rf"^{API}/shared/([^/]+)/diagram$"), "shared"),
+]
+
+
+def answer(start_response, status, body, extra=()):
+    payload = json.dumps(body, separators=(",", ":")).encode()
+    reasons = {200: "OK", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT FOUND", 405: "METHOD NOT ALLOWED",
+               410: "GONE"}
+    start_response(f"{status} {reasons[status]}", [("Content-Type", "application/json"),
+                                                   ("Content-Length", str(len(payload))), *extra])
+    return [payload]
+
+
+_floor = None
+
+
+def app(environ, start_response):
+    global _floor
+    if _floor is None:  # built in the worker, after the fork: connections are per process and thread
+        _floor = Floor(os.environ)
+    path = environ.get("PATH_INFO", "")
+    if path == "/health":
+        return answer(start_response, 200, {"status": "ok"})
+    for pattern, name in ROUTES:
+        if found := pattern.match(path):
+            if environ["REQUEST_METHOD"] != "GET":
+                return answer(start_response, 405, {"detail": "Method not allowed"})
+            try:
+                return answer(start_response, 200, getattr(_floor, name)(environ, *found.groups()))
+            except Refusal as refusal:
+                extra = [("WWW-Authenticate", "Bearer")] if refusal.status == 401 else []
+                return answer(start_response, refusal.status, {"detail": refusal.detail}, extra)
+    return answer(start_response, 404, {"detail": "Not found"})

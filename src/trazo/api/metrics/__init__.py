@@ -1,0 +1,1 @@
+"""GET /metrics: the Prometheus exposition, for the scraper only."""
