@@ -2,6 +2,7 @@
 and a PlantUML jar are present. Tools run without file or network access to the host's data, and
 under CPU and memory limits so that one source cannot take the host's resources. Languages whose
 engines could read files or reach the network are refused here by name: only Kroki draws them."""
+import functools
 import os
 import shutil
 import signal
@@ -46,13 +47,20 @@ def _java_limits(config):
     return Limits(cpu_seconds=config["RENDER_CPU_SECONDS"], data=config["RENDER_MEMORY_MB"] << 20)
 
 
+@functools.cache
+def _executable(name):
+    """Where `name` is on PATH, looked up once per process (a lookup stats every PATH entry, and each
+    render request builds its renderer): a tool installed later needs a restart."""
+    return shutil.which(name)
+
+
 def _graphviz_command(_config):
-    dot = shutil.which("dot")
+    dot = _executable("dot")
     return [dot, "-Tsvg"] if dot else None
 
 
 def _plantuml_command(config):
-    java, jar = shutil.which("java"), config.get("PLANTUML_JAR") or ""
+    java, jar = _executable("java"), config.get("PLANTUML_JAR") or ""
     if not java or not jar or not os.path.isfile(jar):
         return None
     heap_mb = max(64, config["RENDER_MEMORY_MB"] // 2)
