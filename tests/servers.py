@@ -119,14 +119,12 @@ class RefusingSmtpSink(SmtpSink):
             return self.handler.refused
 
 
-class StallingSmtp:
-    """An SMTP server that accepts the connection, the sender and the recipients, then never answers
-    DATA: a client is caught mid-delivery. `data_requested` is set when a client reaches that point."""
+class TcpServer:
+    """A raw TCP server on 127.0.0.1 (a free port) that serves each connection on a thread of its own:
+    subclasses define `serve(connection)`."""
 
     def __init__(self):
         self.listener = socket.create_server(("127.0.0.1", 0))
-        self.data_requested = threading.Event()
-        self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._accept, daemon=True)
 
     @property
@@ -143,9 +141,29 @@ class StallingSmtp:
                 connection, _address = self.listener.accept()
             except OSError:
                 return
-            threading.Thread(target=self._converse, args=(connection,), daemon=True).start()
+            threading.Thread(target=self.serve, args=(connection,), daemon=True).start()
 
-    def _converse(self, connection):
+    def serve(self, connection):
+        raise NotImplementedError
+
+    def stop(self):
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.listener.close()
+
+
+class StallingSmtp(TcpServer):
+    """An SMTP server that accepts the connection, the sender and the recipients, then never answers
+    DATA: a client is caught mid-delivery. `data_requested` is set when a client reaches that point."""
+
+    def __init__(self):
+        super().__init__()
+        self.data_requested = threading.Event()
+        self.stopped = threading.Event()
+
+    def serve(self, connection):
         with connection, connection.makefile("rb") as lines:
             connection.sendall(b"220 stalling.test ESMTP\r\n")
             for line in lines:
@@ -161,11 +179,7 @@ class StallingSmtp:
 
     def stop(self):
         self.stopped.set()
-        try:
-            self.listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.listener.close()
+        super().stop()
 
 
 # PostgreSQL frontend messages that end a round trip: a simple Query, or the Sync closing an extended query.
@@ -173,7 +187,7 @@ ROUND_TRIP_MESSAGES = (b"Q", b"S")
 _SSL_OR_GSS_REQUEST_CODES = (80877103, 80877104)
 
 
-class PgWireProxy:
+class PgWireProxy(TcpServer):
     """A TCP proxy on 127.0.0.1 in front of a PostgreSQL server that counts the round trips its clients
     make (frontend messages `Q` and `S`, docs/operations.md) and can cut a connection on purpose.
 
@@ -183,22 +197,13 @@ class PgWireProxy:
     after that one (a retry on a fresh connection meets the same fate)."""
 
     def __init__(self, upstream_port, upstream_host="127.0.0.1"):
+        super().__init__()
         self.upstream = (upstream_host, upstream_port)
-        self.listener = socket.create_server(("127.0.0.1", 0))
         self.lock = threading.Lock()
         self.round_trips = 0
         self.cut_countdown = None
         self.cuts_left = 0
         self.sockets = set()
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-
-    @property
-    def port(self):
-        return self.listener.getsockname()[1]
-
-    def start(self):
-        self.thread.start()
-        return self
 
     def reset(self):
         with self.lock:
@@ -208,21 +213,16 @@ class PgWireProxy:
         with self.lock:
             self.cut_countdown, self.cuts_left = nth, times
 
-    def _accept(self):
-        while True:
-            try:
-                client, _address = self.listener.accept()
-            except OSError:
-                return
-            try:
-                server = socket.create_connection(self.upstream)
-            except OSError:
-                client.close()
-                continue
-            with self.lock:
-                self.sockets.update((client, server))
-            threading.Thread(target=self._frontend, args=(client, server), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client), daemon=True).start()
+    def serve(self, client):
+        try:
+            server = socket.create_connection(self.upstream)
+        except OSError:
+            client.close()
+            return
+        with self.lock:
+            self.sockets.update((client, server))
+        threading.Thread(target=self._pump, args=(server, client), daemon=True).start()
+        self._frontend(client, server)
 
     def _close(self, *sockets):
         for sock in sockets:

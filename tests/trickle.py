@@ -1,13 +1,12 @@
 """Servers on 127.0.0.1 that answer one byte a second, so no single read ever times out: only a
 total deadline ends a call to them."""
-import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
 
 from trazo.extensions import db
 
-from .servers import LocalHttpServer
+from .servers import LocalHttpServer, TcpServer
 
 TRICKLE_SECONDS = 40
 
@@ -56,41 +55,17 @@ class TrickleHttp(LocalHttpServer):
         super().__init__(Handler)
 
 
-class TrickleSmtp:
+class TrickleSmtp(TcpServer):
     """An SMTP server whose greeting ("220 ...") never ends: one byte a second."""
 
     def __init__(self):
-        self.listener = socket.create_server(("127.0.0.1", 0))
+        super().__init__()
         self.arrived = threading.Event()
-        self.thread = threading.Thread(target=self._accept, daemon=True)
 
-    @property
-    def port(self):
-        return self.listener.getsockname()[1]
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def _accept(self):
-        while True:
-            try:
-                connection, _address = self.listener.accept()
-            except OSError:
-                return
-            self.arrived.set()
-            threading.Thread(target=self._greet, args=(connection,), daemon=True).start()
-
-    def _greet(self, connection):
+    def serve(self, connection):
+        self.arrived.set()
         with connection:
             _trickle(connection.sendall, b"220")
-
-    def stop(self):
-        try:
-            self.listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.listener.close()
 
 
 def in_background(call):

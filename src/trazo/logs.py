@@ -38,6 +38,16 @@ def current_request_id():
     return _request_id.get()
 
 
+def run_with_request_id(request_id, target, *args):
+    """Call `target(*args)` with `request_id` as the current id: the body of a thread a request starts,
+    so the thread's log lines carry the request's id."""
+    token = _request_id.set(request_id)
+    try:
+        return target(*args)
+    finally:
+        _request_id.reset(token)
+
+
 def accepted_request_id(value):
     """`value` when it is an id we may echo (and write in logs), else None."""
     if value and len(value) <= MAX_REQUEST_ID and ACCEPTED_REQUEST_ID.fullmatch(value):

@@ -11,7 +11,7 @@ import threading
 
 from flask import Response
 
-from ... import metrics
+from ... import logs, metrics
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +98,8 @@ def sse_response(events):
 
 
 def start_thread(target, *args):
-    thread = threading.Thread(target=target, args=args, daemon=True, name="chat-stream")
+    # The thread logs under the id of the request that started it.
+    thread = threading.Thread(target=logs.run_with_request_id, args=(logs.current_request_id(), target, *args),
+                              daemon=True, name="chat-stream")
     thread.start()
     return thread
