@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 import requests
 
-from .. import metrics
+from ..metrics import outbound_timer
 from .egress import clock as clocks
 from .egress.addresses import AddressRefused
 from .egress.clock import Deadline, DeadlineExceeded, ResponseTooLarge, guard, session, shut, ssl_context
@@ -172,7 +172,7 @@ class Answer:
 def open_stream(http, method, url, *, integration, seconds, max_bytes=None, public_only=False,
                 allowed_private=(), **kwargs):
     """Send the request; return a StreamedCall once the headers are in (see the module docstring)."""
-    timer = metrics.outbound_timer(integration)
+    timer = outbound_timer(integration)
     clock = Deadline(seconds)
     kwargs.setdefault("timeout", (min(CONNECT_TIMEOUT, seconds), seconds))
     if public_only:
@@ -207,7 +207,7 @@ def request(http, method, url, *, integration, seconds, max_bytes=None, public_o
 def deadline(seconds, *, integration):
     """Run the block under a total deadline (see the module docstring), counted and timed as one call of
     `integration`: "timeout" when it passed, "error" when the block raised anything else."""
-    timer = metrics.outbound_timer(integration)
+    timer = outbound_timer(integration)
     outcome = "error"
     try:
         with clocks.deadline(seconds) as clock:

@@ -11,7 +11,8 @@ import threading
 
 from flask import Response
 
-from ... import logs, metrics
+from ...logs import current_request_id, run_with_request_id
+from ...metrics import stream_closed, stream_opened
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ class Channel:
 def event_stream(channel, start_worker, keepalive_seconds):
     """Yield the worker's events as SSE text, a keep-alive comment after each silent interval."""
     start_worker()
-    metrics.stream_opened()
+    stream_opened()
     try:
         while True:
             event = channel.next_event(keepalive_seconds)
@@ -88,7 +89,7 @@ def event_stream(channel, start_worker, keepalive_seconds):
             if event.get("type") in TERMINAL_TYPES:
                 return
     finally:
-        metrics.stream_closed()  # the end, an error, or the client gone (the server closes the iterator)
+        stream_closed()  # the end, an error, or the client gone (the server closes the iterator)
         channel.cancel()
 
 
@@ -99,7 +100,7 @@ def sse_response(events):
 
 def start_thread(target, *args):
     # The thread logs under the id of the request that started it.
-    thread = threading.Thread(target=logs.run_with_request_id, args=(logs.current_request_id(), target, *args),
+    thread = threading.Thread(target=run_with_request_id, args=(current_request_id(), target, *args),
                               daemon=True, name="chat-stream")
     thread.start()
     return thread

@@ -6,7 +6,7 @@ import ipaddress
 from flask import current_app, request
 from werkzeug.exceptions import NotFound
 
-from ... import metrics
+from ...metrics import exposition
 from ...ratelimit import client_address
 
 READ_METHODS = ("GET", "HEAD")
@@ -16,7 +16,7 @@ def scrape():
     """(body, content type) of the exposition; the 404 of an unknown path to anyone not allowed."""
     if request.method not in READ_METHODS or not may_scrape():
         raise NotFound()
-    return metrics.exposition()
+    return exposition()
 
 
 def may_scrape():

@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 import redis
 
-from ... import metrics
+from ...metrics import render_cache_hit, render_cache_miss
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def get(key, redis_url=None):
     """The cached SVG or None; each lookup is counted as a hit (by tier) or a miss."""
     found = _memory.get(key)
     if found is not None:
-        metrics.render_cache_hit("memory")
+        render_cache_hit("memory")
         return found
     client = _redis(redis_url)
     try:
@@ -83,9 +83,9 @@ def get(key, redis_url=None):
         log.warning("render cache: Redis unavailable for reads", exc_info=True)
         stored = None
     if stored is None:
-        metrics.render_cache_miss()
+        render_cache_miss()
         return None
-    metrics.render_cache_hit("redis")
+    render_cache_hit("redis")
     svg = stored.decode("utf-8")
     _memory.put(key, svg)
     return svg
