@@ -32,12 +32,15 @@ def parse_wrk(output):
 
 
 def wrk(base_url, path, method="GET", body=None, token=None, connections=16, duration=10, threads=2,
-        content_type="application/json"):
-    """Run wrk against one endpoint; returns requests/s, p50/p99 latency (ms), errors (non-2xx + socket)."""
+        content_type="application/json", script=None, env=None, thread_per_connection=False):
+    """Run wrk against one endpoint; returns requests/s, p50/p99 latency (ms), errors (non-2xx + socket).
+    `script` replaces bench/lua/request.lua (it reads `env` too); `thread_per_connection` runs one wrk
+    thread per connection, for a script that gives each thread its own state (bench/lua/autosave.lua)."""
     env = {**os.environ, "BENCH_METHOD": method, "BENCH_PATH": path,
            "BENCH_BODY": json.dumps(body) if isinstance(body, (dict, list)) else (body or ""),
-           "BENCH_TOKEN": token or "", "BENCH_CONTENT_TYPE": content_type}
+           "BENCH_TOKEN": token or "", "BENCH_CONTENT_TYPE": content_type, **(env or {})}
+    threads = connections if thread_per_connection else min(threads, connections)
     command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--latency", "--timeout", "10s",
-               "-s", str(LUA), base_url]
+               "-s", str(script or LUA), base_url]
     completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=duration + 60)
     return parse_wrk(completed.stdout + completed.stderr)

@@ -2,9 +2,15 @@
 loaded by wrk from a second process, between the bare-Flask ceiling and the hand-written floor; then the
 editor workload's capacity (how many concurrent editors hold p99 < 250 ms).
 
+With --compare-ref, instead: the autosave scenario (--only service) and the editor capacity (--only editor)
+on REF's code and on the working tree, alternating, in one run (bench/compare.py); writes
+bench-results/compare.md and compare.json.
+
     .venv/bin/python -m bench.run [--backends pg,sqlite] [--duration 10] [--connections 16] [--streams 500]
                                   [--only ceiling,floor,service,editor] [--editor-max-users 3200]
                                   [--database trazo_bench] [--redis-db 7]
+    .venv/bin/python -m bench.run --compare-ref REF [--compare-new-ref REF2] [--rounds 3] [--editor-rounds 1]
+                                  [--only service,editor] [--backends ...] [--duration 10] ...
 
 Prints a Markdown table (requests/s, p50/p99, errors, ratio to the ceiling and to the floor, peak RSS per
 worker, the editor capacity and its search) and writes bench-results/results.json. How to read it:
@@ -18,7 +24,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from . import editor, load, seed, streams
+from . import autosave, compare, editor, load, seed, streams
 from .fake_openai import FakeOpenAI
 from .service import DATABASE, REDIS_DB, ROOT, Gunicorn, free_port, production_env, reset_database
 
@@ -28,7 +34,7 @@ PARTS = ("ceiling", "floor", "service", "editor")
 FLOOR_ROUTES = ("GET /projects", "GET /projects/{id}", "GET /diagrams/{id}", "GET /shared/{token}/diagram")
 
 
-def scenarios(seeded):
+def scenarios(seeded, connections=16):
     project, diagram = seeded.project_ids[0], seeded.diagram_ids[0]
     login = {"email": seeded.email, "password": seed.PASSWORD}
     update = {"title": "Renamed by the benchmark", "content": seed.MERMAID}
@@ -41,6 +47,8 @@ def scenarios(seeded):
         ("GET /diagrams/{id}", dict(path=f"/api/v1/diagrams/{diagram}", token=seeded.token)),
         ("PUT /diagrams/{id}", dict(path=f"/api/v1/diagrams/{diagram}", method="PUT", body=update,
                                     token=seeded.token)),
+        # Each connection edits its own diagram (not the first, which the other rows read and share).
+        (autosave.ENDPOINT, autosave.scenario(seeded.token, seeded.diagram_ids[1:], connections)),
         ("GET /shared/{token}/diagram", dict(path=f"/api/v1/shared/{seeded.share_token}/diagram")),
         ("POST /diagrams/render (cached)", dict(path="/api/v1/diagrams/render", method="POST", body=render)),
         ("GET /projects/{400}/export", dict(path=f"/api/v1/projects/{seeded.big_project_id}/export",
@@ -89,8 +97,10 @@ def run_floor(env, seeded, args):
 
 def run_scenarios(service, backend, seeded, args):
     rows = []
-    for name, spec in scenarios(seeded):
+    for name, spec in scenarios(seeded, args.connections):
         spec = {"connections": args.connections, "duration": args.duration, **spec}
+        if prepare := spec.pop("prepare", None):
+            prepare(service.base_url)
         rows.append({"backend": backend, "endpoint": name, **load.wrk(service.base_url, **spec)})
         print(f"  {backend:6} {name:32} {rows[-1]['rps']:>9.1f} req/s  p99 {rows[-1]['p99_ms']} ms", flush=True)
     count = stream_count(backend, args)
@@ -102,13 +112,19 @@ def run_scenarios(service, backend, seeded, args):
     return rows
 
 
-def bench_backend(backend, args, fake):
+def service_settings(args, fake):
+    """The settings every service instance gets on top of production_env's."""
     # The chat scenario's provider is a user's OpenAI-compatible server on this host: allow-list it.
     extra = {"RENDER_BACKEND": "local", "OPENAI_BASE_URL": fake.base_url,
              "AI_ALLOWED_PRIVATE_HOSTS": urlsplit(fake.base_url).netloc,
              "GUNICORN_THREADS": str(args.threads)}
     if args.workers:
         extra["WEB_CONCURRENCY"] = str(args.workers)
+    return extra
+
+
+def bench_backend(backend, args, fake):
+    extra = service_settings(args, fake)
     parts = args.only
 
     def environment():
@@ -213,17 +229,36 @@ def parse_args():
     parser.add_argument("--editor-seconds", type=int, default=15, help="steady seconds measured per step")
     parser.add_argument("--database", default=DATABASE, help="PostgreSQL database to drop and fill")
     parser.add_argument("--redis-db", type=int, default=REDIS_DB, help="Redis db to flush and use")
+    compared = parser.add_argument_group("old against new (bench/compare.py)")
+    compared.add_argument("--compare-ref", metavar="REF",
+                          help="compare the autosave and the editor capacity on REF's code (a git worktree) "
+                               "with the working tree's; the old side uses DATABASE_old and Redis db REDIS_DB+1")
+    compared.add_argument("--compare-new-ref", metavar="REF",
+                          help="the new side from this ref's worktree instead of the working tree")
+    compared.add_argument("--rounds", type=int, default=3, help="autosave runs per side, alternating")
+    compared.add_argument("--editor-rounds", type=int, default=1, help="editor capacity searches per side")
     args = parser.parse_args()
     args.only = [part.strip() for part in args.only.split(",") if part.strip()]
     unknown = set(args.only) - set(PARTS)
     if unknown:
         parser.error(f"unknown part(s) {', '.join(sorted(unknown))}; choose among {', '.join(PARTS)}")
+    if args.compare_new_ref and not args.compare_ref:
+        parser.error("--compare-new-ref needs --compare-ref")
+    if args.compare_ref and not {"service", "editor"} & set(args.only):
+        parser.error("--compare-ref measures the autosave (--only service) and the editor capacity (--only editor)")
+    if args.rounds < 1 or args.editor_rounds < 1:
+        parser.error("--rounds and --editor-rounds are at least 1")
     return args
 
 
 def main():
     args = parse_args()
     started = time.monotonic()
+    if args.compare_ref:
+        with FakeOpenAI(chunk_delay=1.0, chunks=30) as fake:
+            compare.run(args, service_settings(args, fake))
+        print(f"(wall time {time.monotonic() - started:.0f} s)")
+        return
     all_rows, memory, capacities = [], [], []
     with FakeOpenAI(chunk_delay=1.0, chunks=30) as fake:
         for backend in args.backends.split(","):

@@ -49,9 +49,10 @@ def production_env(backend, port, extra=None, database=None, redis_db=None):
     return env
 
 
-def reset_database(env):
+def reset_database(env, cwd=ROOT):
     """An empty schema at the newest migration (the database of DATABASE_URL is dropped and created again,
-    the Redis db of RATELIMIT_STORAGE_URI flushed)."""
+    the Redis db of RATELIMIT_STORAGE_URI flushed). `cwd`: the source tree whose wsgi.py and migrations run
+    (another checkout with its src/ first on PYTHONPATH, bench/compare.py)."""
     if env["DATABASE_URL"].startswith("postgresql"):
         database = urlsplit(env["DATABASE_URL"]).path.lstrip("/")
         subprocess.run(["psql", "-q", PG_ADMIN_URL, "-c", f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'],
@@ -62,28 +63,36 @@ def reset_database(env):
         if not redis_db:
             raise ValueError("RATELIMIT_STORAGE_URI must name the Redis db the benchmark may flush")
         subprocess.run(["redis-cli", "-n", redis_db, "FLUSHDB"], check=True, capture_output=True)
-    subprocess.run([str(BIN / "flask"), "--app", "wsgi", "db", "upgrade"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
+    upgrade = subprocess.run([str(BIN / "flask"), "--app", "wsgi", "db", "upgrade"], cwd=cwd, env=env,
+                             capture_output=True, text=True)
+    if upgrade.returncode:
+        raise RuntimeError(f"flask db upgrade in {cwd} failed:\n{upgrade.stdout}{upgrade.stderr}")
 
 
 class Gunicorn:
-    """gunicorn with the project's gunicorn.conf.py, serving `target` (default: the service)."""
+    """gunicorn with the project's gunicorn.conf.py, serving `target` (default: the service). `cwd`: the
+    source tree whose gunicorn.conf.py and wsgi.py are used (default: this checkout)."""
 
-    def __init__(self, env, target=None, log_path=None):
+    def __init__(self, env, target=None, log_path=None, cwd=ROOT):
         self.env = env
         self.port = int(env["PORT"])
         self.base_url = f"http://127.0.0.1:{self.port}"
         command = [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py"] + ([target] if target else [])
         self.log = open(log_path or os.devnull, "ab")  # a restart appends
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
-        self.wait_ready()
+        try:
+            self.wait_ready()
+        except BaseException:  # never leave a half-started server behind
+            self.stop()
+            raise
 
     def wait_ready(self, timeout=60):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {self.process.returncode}")
+                raise RuntimeError(f"gunicorn exited with {self.process.returncode}"
+                                   + (f" (its log: {self.log.name})" if self.log.name != os.devnull else ""))
             try:
                 if requests.get(f"{self.base_url}/health", timeout=1).status_code == 200:
                     return

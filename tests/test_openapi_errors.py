@@ -3,7 +3,7 @@ beside it), except 422's validation list and the few object details the referenc
 import pytest
 
 SCHEMAS = "#/components/schemas/"
-TEXT = {SCHEMAS + "Error", SCHEMAS + "CodedError"}
+TEXT = {SCHEMAS + "Error", SCHEMAS + "CodedError", SCHEMAS + "VersionConflict"}
 VALIDATION = SCHEMAS + "ValidationError"
 OBJECT = SCHEMAS + "ObjectError"
 METHODS = ("get", "put", "post", "delete", "patch")
@@ -15,6 +15,8 @@ OBJECT_DETAILS = {
     ("post", "/api/v1/projects/{project_id}/diagrams", PLAN_LIMIT),
     ("put", "/api/v1/diagrams/{diagram_id}", PLAN_LIMIT),
     ("post", "/api/v1/diagrams/{diagram_id}/duplicate", PLAN_LIMIT),
+    ("post", "/api/v1/diagrams/{diagram_id}/revisions", PLAN_LIMIT),
+    ("post", "/api/v1/diagrams/{diagram_id}/revisions/{number}/restore", PLAN_LIMIT),
     ("post", "/api/v1/projects/{project_id}/import", "400"),
     ("post", "/api/v1/projects/{project_id}/import", PLAN_LIMIT),
     ("post", "/api/v1/projects/{project_id}/import", "500"),
@@ -58,6 +60,7 @@ def test_the_error_schemas_hold_a_text_detail(spec):
     assert schemas["Error"]["properties"]["detail"]["type"] == "string"
     assert schemas["CodedError"]["properties"]["detail"]["type"] == "string"
     assert schemas["CodedError"]["properties"]["error_code"]["type"] == "string"
+    assert schemas["VersionConflict"]["properties"]["detail"]["type"] == "string"
     assert schemas["ValidationError"]["properties"]["detail"]["type"] == "array"
 
 

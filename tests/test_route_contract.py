@@ -35,6 +35,11 @@ def _documented_path(rule):
     return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
 
 
+def _fake_value(rule, name):
+    """A value of the parameter nothing has: a well-formed id, or a number for an integer parameter."""
+    return 2**31 - 1 if re.search(rf"<int(?:\([^)]*\))?:{name}>", rule.rule) else FAKE_ID
+
+
 def _routes(app, spec, wanted):
     """(method, url, documented path) of every route whose documented operation satisfies `wanted`; path
     parameters hold a well-formed id nothing has."""
@@ -43,7 +48,7 @@ def _routes(app, spec, wanted):
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             operation = spec["paths"].get(path, {}).get(method.lower())
             if operation is not None and wanted(operation, _security(spec, operation)):
-                url = rule.build({name: FAKE_ID for name in rule.arguments}, append_unknown=False)[1]
+                url = rule.build({name: _fake_value(rule, name) for name in rule.arguments}, append_unknown=False)[1]
                 yield method, url, path
 
 

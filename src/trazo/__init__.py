@@ -19,6 +19,7 @@ from .api.oauth import routes as oauth_routes
 from .api.projects import routes as projects_routes
 from .api.prompt_history import routes as prompt_history_routes
 from .api.render import routes as render_routes
+from .api.revisions import routes as revisions_routes
 from .api.shares import routes as shares_routes
 from .api.users import routes as users_routes
 from .cli import register_commands
@@ -44,6 +45,7 @@ BLUEPRINTS = (
     (diagrams_routes.project_diagrams_blp, "/projects"),
     (folders_routes.blp, "/folders"),
     (diagrams_routes.blp, "/diagrams"),
+    (revisions_routes.blp, "/diagrams"),
     (ai_routes.diagram_blp, "/diagrams"),
     (render_routes.blp, "/diagrams"),
     (shares_routes.blp, "/shared-links"),

@@ -223,6 +223,9 @@ def load_config(env, instance_path):
         "FREE_PLAN_MAX_PROJECTS": _optional_int(env, "FREE_PLAN_MAX_PROJECTS"),
         "FREE_PLAN_MAX_DIAGRAMS": _optional_int(env, "FREE_PLAN_MAX_DIAGRAMS"),
         "FREE_PLAN_MAX_STORAGE_MB": _int(env, "FREE_PLAN_MAX_STORAGE_MB", 100),
+        "FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM": _int(env, "FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM", 50),
+        # Saves by one author within this many seconds of the newest unlabelled revision amend it.
+        "REVISION_COALESCE_SECONDS": _int(env, "REVISION_COALESCE_SECONDS", 600),
         # OAuth
         "GOOGLE_CLIENT_ID": env.get("GOOGLE_CLIENT_ID") or "",
         "GOOGLE_CLIENT_SECRET": env.get("GOOGLE_CLIENT_SECRET") or "",

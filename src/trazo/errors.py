@@ -48,6 +48,13 @@ class ErrorSchema(ma.Schema):
     detail = ma.fields.String(required=True, metadata={"description": "Localized message"})
 
 
+class VersionConflictSchema(ErrorSchema):
+    """412: the write was based on a version that is no longer current."""
+
+    error_code = ma.fields.String(metadata={"description": "version_conflict"})
+    current_version = ma.fields.Integer(metadata={"description": "the version stored now (also in the ETag)"})
+
+
 class CodedErrorSchema(ErrorSchema):
     """A text detail with a machine-readable code beside it."""
 
@@ -94,10 +101,11 @@ VALIDATION_RESPONSE = {"description": "Validation failed",
                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ValidationError"}}}}
 
 
-def error_response(status, detail, headers=None, error_code=None, request_id=None):
+def error_response(status, detail, headers=None, error_code=None, request_id=None, extra=None):
     """Build the JSON error response; the only function that shapes an error body. A 500 names its
-    request id, which the operator finds in the logs (docs/operations.md)."""
-    body = {"detail": detail}
+    request id, which the operator finds in the logs (docs/operations.md); `extra` adds fields beside
+    the detail (a 412 names the current version)."""
+    body = {**(extra or {}), "detail": detail}
     if error_code:
         body["error_code"] = error_code
     if request_id:
@@ -114,12 +122,13 @@ class AppError(Exception):
 
     status = 400
 
-    def __init__(self, detail=None, status=None, headers=None, error_code=None):
+    def __init__(self, detail=None, status=None, headers=None, error_code=None, extra=None):
         super().__init__(detail)
         self.detail = detail if detail is not None else self.default_detail()
         self.status = status or self.status
         self.headers = headers or {}
         self.error_code = error_code
+        self.extra = extra
 
     def default_detail(self):
         return _("Bad request")
@@ -155,6 +164,12 @@ class NotFound(AppError):
 
 class Conflict(AppError):
     status = 409
+
+
+class PreconditionFailed(AppError):
+    """412: the caller's If-Match (or expected version) names a state that is no longer current."""
+
+    status = 412
 
 
 class TooManyRequests(AppError):
@@ -262,7 +277,7 @@ class Api(flask_smorest.Api):
 
 def app_error_response(error):
     """The response of an AppError (its handler, and callbacks that must return a response)."""
-    return error_response(error.status, error.detail, error.headers, error.error_code)
+    return error_response(error.status, error.detail, error.headers, error.error_code, extra=error.extra)
 
 
 def register_error_handlers(app):

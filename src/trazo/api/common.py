@@ -5,6 +5,8 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import EXCLUDE, ValidationError
 
+from ..core.history import etag
+
 
 def _holds_nul(value):
     if isinstance(value, str):
@@ -86,3 +88,15 @@ class LoginResultSchema(BaseSchema):
     mfa_token = ma.fields.String()
     mfa_default_method = ma.fields.String(allow_none=True)
     available_methods = ma.fields.List(ma.fields.String())
+
+
+class PreconditionHeadersSchema(BaseSchema):
+    """The If-Match header of a write that must not overwrite a newer version (docs/history.md)."""
+
+    if_match = ma.fields.String(data_key="If-Match", load_default=None,
+                                metadata={"description": 'the ETag read with the diagram (e.g. "7"), or *'})
+
+
+def with_etag(diagram):
+    """A view's answer of `diagram` with its ETag header (its version)."""
+    return diagram, {"ETag": etag(diagram)}

@@ -35,6 +35,8 @@ class DiagramSchema(BaseSchema):
     viewport_zoom = ma.fields.Float()
     viewport_x = ma.fields.Float()
     viewport_y = ma.fields.Float()
+    version = ma.fields.Integer(metadata={"description": "bumped by every save that changes more than the view; "
+                                                         "the ETag of GET and PUT /diagrams/{id}"})
     created_at = Timestamp()
     updated_at = Timestamp()
 

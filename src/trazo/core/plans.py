@@ -23,7 +23,9 @@ def _free_plan_defaults():
     return {"code": FREE_PLAN_CODE, "name": FREE_PLAN_NAME, "description": FREE_PLAN_DESCRIPTION,
             "max_projects": current_app.config["FREE_PLAN_MAX_PROJECTS"],
             "max_diagrams": current_app.config["FREE_PLAN_MAX_DIAGRAMS"],
-            "max_storage_mb": _unlimited_when_negative(current_app.config["FREE_PLAN_MAX_STORAGE_MB"])}
+            "max_storage_mb": _unlimited_when_negative(current_app.config["FREE_PLAN_MAX_STORAGE_MB"]),
+            "max_revisions_per_diagram": _unlimited_when_negative(
+                current_app.config["FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM"])}
 
 
 def _unlimited_when_negative(limit):

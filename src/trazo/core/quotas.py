@@ -4,7 +4,8 @@ The check is atomic with the insert: it first locks the user's row (SELECT ... F
 PostgreSQL; on SQLite a no-op UPDATE of that row, which takes the database write lock at once),
 so a concurrent creation by the same user waits until this transaction commits and then counts
 the row it inserted. Counts are live: nothing is metered. Storage is the sum of the byte sizes kept
-on each diagram (content and description, UTF-8), compared with the plan's limit in bytes.
+on each diagram (content and description, UTF-8, and its history as stored, compressed), compared
+with the plan's limit in bytes.
 """
 from flask_babel import gettext as _
 from sqlalchemy import func, select, text
@@ -18,12 +19,14 @@ from .plans import plan_for
 
 
 def count_resources(user_id, resource_type):
-    """Live usage: a count of projects or diagrams, or the bytes of diagram content and descriptions."""
+    """Live usage: a count of projects or diagrams, or the bytes of diagram content, descriptions and
+    history."""
     if resource_type == "projects":
         statement = select(func.count(Project.id)).where(Project.user_id == user_id)
     else:
         measure = (func.count(Diagram.id) if resource_type == "diagrams"
-                   else func.coalesce(func.sum(Diagram.content_size + Diagram.description_size), 0))
+                   else func.coalesce(func.sum(Diagram.content_size + Diagram.description_size
+                                               + Diagram.history_size), 0))
         statement = select(measure).join(Project, Project.id == Diagram.project_id).where(Project.user_id == user_id)
     return db.session.scalar(statement)
 

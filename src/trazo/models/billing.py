@@ -36,6 +36,8 @@ class Plan(IdMixin, TimestampMixin, Base):
     max_projects: Mapped[int | None] = mapped_column(Integer)
     max_diagrams: Mapped[int | None] = mapped_column(Integer)
     max_storage_mb: Mapped[int | None] = mapped_column(Integer)
+    # Unlabelled revisions kept per diagram beyond which the oldest are pruned (docs/history.md).
+    max_revisions_per_diagram: Mapped[int | None] = mapped_column(Integer)
     is_active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False, index=True)
     gateway_provider: Mapped[str | None] = mapped_column(String(32))
     gateway_product_id: Mapped[str | None] = mapped_column(String(255), index=True)

@@ -1,5 +1,6 @@
 """The signed-in user's subscription routes (SEED §4.9): subscription, usage, checkout, cancel,
 payment method, billing history and invoice PDFs, with and without Stripe configured."""
+import zlib
 import time
 from datetime import UTC, datetime
 
@@ -67,7 +68,7 @@ def test_usage_counts_live_against_the_plan(user, admin, configure):
                                                              "diagram_type": "mermaid"})
     assert user.get("/subscriptions/usage").json == {
         "plan_name": "Free", "projects": {"current": 1, "limit": 4}, "diagrams": {"current": 1, "limit": None},
-        "storage": {"current": 15, "limit": 100 * 1024 * 1024},
+        "storage": {"current": 15 + len(zlib.compress(b"graph TD; a-->b", 6)), "limit": 100 * 1024 * 1024},
         "usage_percentage": {"projects": 25.0, "diagrams": 0.0, "storage": 0.0}}
     admin.post("/projects", json={"name": "Admin's"})
     assert admin.get("/subscriptions/usage").json == {

@@ -6,7 +6,8 @@ from ...helpers import UNKNOWN_ID, create_diagram, create_folder, create_project
 PROJECT_FIELDS = {"id", "name", "description", "emoji", "user_id", "diagram_count", "diagram_type_counts",
                   "created_at", "updated_at"}
 DIAGRAM_FIELDS = {"id", "title", "content", "description", "diagram_type", "config", "user_preferences",
-                  "project_id", "folder_id", "viewport_zoom", "viewport_x", "viewport_y", "created_at", "updated_at"}
+                  "project_id", "folder_id", "viewport_zoom", "viewport_x", "viewport_y", "version", "created_at",
+                  "updated_at"}
 
 
 def test_create_project_answers_201_with_defaults(user):

@@ -13,7 +13,10 @@ from ..common import BaseSchema, Timestamp, not_blank
 
 MAX_AMOUNT = Decimal("999999.99")
 MAX_LIMIT = 1_000_000
-STORAGE_DOC = {"description": "MiB of diagram content and descriptions; -1 or null = unlimited"}
+STORAGE_DOC = {"description": "MiB of diagram content, descriptions and history (compressed); "
+                              "-1 or null = unlimited"}
+REVISIONS_DOC = {"description": "revisions kept per diagram before the oldest unlabelled ones are pruned; "
+                                "-1 or null = unlimited"}
 
 
 class PlanCode(ma.fields.String):
@@ -59,6 +62,7 @@ class PlanCreateSchema(BaseSchema):
     max_projects = limit_field(load_default=None)
     max_diagrams = limit_field(load_default=None)
     max_storage_mb = limit_field(load_default=None, metadata=STORAGE_DOC)
+    max_revisions_per_diagram = limit_field(load_default=None, metadata=REVISIONS_DOC)
     prices = _prices(load_default=dict)
     is_active = ma.fields.Boolean(load_default=True)
 
@@ -73,6 +77,7 @@ class PlanUpdateSchema(BaseSchema):
     max_projects = limit_field()
     max_diagrams = limit_field()
     max_storage_mb = limit_field(metadata=STORAGE_DOC)
+    max_revisions_per_diagram = limit_field(metadata=REVISIONS_DOC)
     prices = _prices()
     is_active = ma.fields.Boolean()
 
@@ -107,6 +112,7 @@ class PlanSchema(BaseSchema):
     max_projects = ma.fields.Integer(allow_none=True, metadata={"description": "null = unlimited"})
     max_diagrams = ma.fields.Integer(allow_none=True, metadata={"description": "null = unlimited"})
     max_storage_mb = ma.fields.Integer(allow_none=True, metadata={"description": "MiB; null = unlimited"})
+    max_revisions_per_diagram = ma.fields.Integer(allow_none=True, metadata=REVISIONS_DOC)
     is_active = ma.fields.Boolean()
     is_free = ma.fields.Boolean()
     prices = Prices(attribute="amounts", keys=ma.fields.String(), values=ma.fields.Float(),

@@ -1,14 +1,16 @@
 """Diagrams routes, and their creation under /projects/{project_id}/diagrams (a blueprint of its own,
 mounted on the projects prefix).
 
-Render, fix and convert are other blueprints mounted on the diagrams prefix.
+Render, fix, convert and the history (revisions) are other blueprints mounted on the diagrams prefix.
+A diagram's answers carry its version as an ETag; a write with If-Match answers 412 when the diagram has
+moved on (docs/history.md).
 """
 from flask.views import MethodView
 
 from ...auth import current_user
-from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema
+from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema, VersionConflictSchema
 from ..blueprint import Blueprint
-from ..common import MessageSchema
+from ..common import MessageSchema, PreconditionHeadersSchema, with_etag
 from ..content_schemas import DiagramSchema
 from . import service
 from .schemas import (
@@ -21,6 +23,7 @@ from .schemas import (
 
 blp = Blueprint("diagrams", __name__, description="Diagrams and rendering")
 project_diagrams_blp = Blueprint("project_diagrams", __name__, description="Diagrams created in a project")
+STALE_DOC = "The diagram changed since the version If-Match (or expected_version) names"
 
 
 @project_diagrams_blp.route("/<project_id>/diagrams", methods=["POST"], not_found="Project or folder not found")
@@ -29,7 +32,7 @@ project_diagrams_blp = Blueprint("project_diagrams", __name__, description="Diag
 @project_diagrams_blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
 def create(data, project_id):
     """Create a diagram in a project"""
-    return service.create_diagram(current_user, project_id, data)
+    return with_etag(service.create_diagram(current_user, project_id, data))
 
 
 @blp.route("/recent")
@@ -41,36 +44,42 @@ def recent():
 
 @blp.route("/<diagram_id>", not_found="Diagram not found")
 class DiagramItem(MethodView):
-    @blp.response(200, DiagramSchema)
+    @blp.response(200, DiagramSchema, headers={"ETag": {"schema": {"type": "string"}}})
     def get(self, diagram_id):
-        """Read a diagram"""
-        return service.get_diagram(current_user, diagram_id)
+        """Read a diagram (its version is the ETag)"""
+        return with_etag(service.get_diagram(current_user, diagram_id))
 
     @blp.arguments(DiagramUpdateSchema)
+    @blp.arguments(PreconditionHeadersSchema, location="headers")
     @blp.response(200, DiagramSchema)
     @blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
-    def put(self, data, diagram_id):
+    @blp.alt_response(412, schema=VersionConflictSchema, description=STALE_DOC)
+    def put(self, data, headers, diagram_id):
         """Update a diagram"""
-        return service.update_diagram(current_user, diagram_id, data)
+        return with_etag(service.update_diagram(current_user, diagram_id, data, headers["if_match"]))
 
     @blp.response(200, MessageSchema)
     def delete(self, diagram_id):
-        """Delete a diagram"""
+        """Delete a diagram and its history"""
         return service.delete_diagram(current_user, diagram_id)
 
 
 @blp.route("/<diagram_id>/move", methods=["POST"], not_found="Diagram or target project not found")
 @blp.arguments(DiagramMoveSchema)
+@blp.arguments(PreconditionHeadersSchema, location="headers")
 @blp.response(200, DiagramSchema)
-def move(data, diagram_id):
+@blp.alt_response(412, schema=VersionConflictSchema, description=STALE_DOC)
+def move(data, headers, diagram_id):
     """Move a diagram to the root of another project"""
-    return service.move_diagram(current_user, diagram_id, data["target_project_id"])
+    return with_etag(service.move_diagram(current_user, diagram_id, data["target_project_id"], headers["if_match"]))
 
 
 @blp.route("/<diagram_id>/duplicate", methods=["POST"], not_found="Diagram not found")
 @blp.arguments(DiagramDuplicateSchema)
+@blp.arguments(PreconditionHeadersSchema, location="headers")
 @blp.response(200, DiagramSchema)
 @blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
-def duplicate(data, diagram_id):
-    """Copy a diagram under a new title"""
-    return service.duplicate_diagram(current_user, diagram_id, data["title"])
+@blp.alt_response(412, schema=VersionConflictSchema, description=STALE_DOC)
+def duplicate(data, headers, diagram_id):
+    """Copy a diagram under a new title (the version If-Match names)"""
+    return with_etag(service.duplicate_diagram(current_user, diagram_id, data["title"], headers["if_match"]))

@@ -47,6 +47,10 @@ class DiagramUpdateSchema(BaseSchema):
     viewport_zoom = ma.fields.Float(validate=ma.validate.Range(min=0.1, max=10.0))
     viewport_x = ma.fields.Float()
     viewport_y = ma.fields.Float()
+    expected_version = ma.fields.Integer(
+        strict=True, validate=ma.validate.Range(min=1, max=2**31 - 1),
+        metadata={"description": "the version this save is based on: 412 when the diagram has moved on "
+                                 "(like If-Match)"})
 
 
 class DiagramMoveSchema(BaseSchema):

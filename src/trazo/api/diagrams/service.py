@@ -1,17 +1,24 @@
-"""Diagrams: create, read, update (with the recent-order rule), delete, move, duplicate, recent."""
+"""Diagrams: create, read, update (with the recent-order rule), delete, move, duplicate, recent.
+
+Every change of a diagram's title, type or content is recorded in its history, and a write that names
+the version it was based on (If-Match, expected_version) is refused when that version is no longer
+current (core/history.py, docs/history.md)."""
 from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
 from ...core.content_limits import ensure_content_fits
+from ...core.history import State, bump_version, ensure_version, plan_change, revision_limit, start_history
 from ...core.ownership import folder_of_project, owned_diagram, owned_project
 from ...core.quotas import ensure_room
 from ...errors import NotFound
 from ...extensions import db
-from ...models.base import utcnow
+from ...models.base import new_id, utcnow
 from ...models.content import Diagram, Project, default_user_preferences, utf8_size
+from ...models.history import SOURCE_CREATE, SOURCE_DUPLICATE, SOURCE_EDIT
 
 RECENT_COUNT = 4
-# Saving only these (the view and panel layout) keeps updated_at, so "recent" reflects real edits.
+# Saving only these (the view and panel layout) keeps updated_at and the version, so "recent" reflects real
+# edits and a layout change never makes another tab's save stale.
 PRESENTATION_FIELDS = frozenset({"viewport_zoom", "viewport_x", "viewport_y", "user_preferences"})
 COPIED_FIELDS = ("content", "description", "diagram_type", "config", "user_preferences", "folder_id")
 MEASURED_FIELDS = ("content", "description")
@@ -23,7 +30,19 @@ def _timestamps():
 
 
 def _stored_size(diagram):
-    return diagram.content_size + diagram.description_size
+    return diagram.content_size + diagram.description_size + diagram.history_size
+
+
+def _new_diagram(user, source, **columns):
+    """A diagram with its first revision, checked against the caller's quotas and added to the session."""
+    diagram = Diagram(id=new_id(), **columns, **_timestamps())
+    revision = start_history(diagram, user.id, source)
+    ensure_room(user, {"diagrams": 1, "storage": _stored_size(diagram)})
+    db.session.add(diagram)
+    db.session.flush()  # the revision's row refers to the diagram's
+    db.session.add(revision)
+    db.session.commit()
+    return diagram
 
 
 def create_diagram(user, project_id, data):
@@ -32,27 +51,28 @@ def create_diagram(user, project_id, data):
     folder_id = data.get("folder_id") or None
     if folder_id is not None:
         folder_id = folder_of_project(project.id, folder_id).id
-    diagram = Diagram(project_id=project.id, folder_id=folder_id, title=data["title"], content=data["content"],
-                      description=data["description"], diagram_type=data["diagram_type"], config=data["config"],
-                      user_preferences=default_user_preferences(), **_timestamps())
-    ensure_room(user, {"diagrams": 1, "storage": _stored_size(diagram)})
-    db.session.add(diagram)
-    db.session.commit()
-    return diagram
+    return _new_diagram(user, SOURCE_CREATE, project_id=project.id, folder_id=folder_id, title=data["title"],
+                        content=data["content"], description=data["description"],
+                        diagram_type=data["diagram_type"], config=data["config"],
+                        user_preferences=default_user_preferences())
 
 
 def get_diagram(user, diagram_id):
     return owned_diagram(user, diagram_id)
 
 
-def update_diagram(user, diagram_id, data):
-    """Write the keys sent; updated_at moves only when a non-presentation field really changes."""
-    diagram = owned_diagram(user, diagram_id)
+def update_diagram(user, diagram_id, data, if_match=None, source=SOURCE_EDIT):
+    """Write the keys sent; updated_at and the version move only when a non-presentation field really
+    changes, and a change of title, type or content is recorded in the history."""
+    expected_version = data.pop("expected_version", None)
+    diagram = owned_diagram(user, diagram_id, for_update=True)
+    ensure_version(diagram, if_match, expected_version)
     if "content" in data or "diagram_type" in data:
         ensure_content_fits(data.get("content", diagram.content), data.get("diagram_type", diagram.diagram_type))
+    history = plan_change(diagram, State.of(diagram).updated(data), user.id, source, revision_limit(user))
     # Before any attribute changes, so the locked count still holds the stored sizes.
-    ensure_room(user, {"storage": sum(utf8_size(data[name]) - getattr(diagram, f"{name}_size")
-                                      for name in MEASURED_FIELDS if name in data)})
+    growth = sum(utf8_size(data[name]) - getattr(diagram, f"{name}_size") for name in MEASURED_FIELDS if name in data)
+    ensure_room(user, {"storage": history.charged(growth) if history else growth})
     if "folder_id" in data:  # an empty id, like null, means the project root
         data["folder_id"] = folder_of_project(diagram.project_id, data["folder_id"]).id if data["folder_id"] else None
     if "user_preferences" in data:
@@ -61,42 +81,44 @@ def update_diagram(user, diagram_id, data):
     edited = any(getattr(diagram, key) != value for key, value in data.items() if key not in PRESENTATION_FIELDS)
     for key, value in data.items():
         setattr(diagram, key, value)
+    if history:
+        history.apply()
     if edited:
-        diagram.updated_at = utcnow()
+        bump_version(diagram)
     db.session.commit()
     return diagram
 
 
 def delete_diagram(user, diagram_id):
-    """Delete the diagram; its shared links and chat sessions go with it (database cascades)."""
+    """Delete the diagram; its history, shared links and chat sessions go with it (database cascades)."""
     diagram = owned_diagram(user, diagram_id)
     db.session.execute(delete(Diagram).where(Diagram.id == diagram.id))
     db.session.commit()
     return {"message": _("Diagram deleted successfully")}
 
 
-def move_diagram(user, diagram_id, target_project_id):
+def move_diagram(user, diagram_id, target_project_id, if_match=None):
     """Move the diagram to the root of another (or the same) project of the caller."""
-    diagram = owned_diagram(user, diagram_id)
+    diagram = owned_diagram(user, diagram_id, for_update=True)
+    ensure_version(diagram, if_match)
     target = db.session.scalar(select(Project.id).where(Project.id == str(target_project_id),
                                                         Project.user_id == user.id))
     if target is None:
         raise NotFound(_("Target project not found"))
-    diagram.project_id, diagram.folder_id, diagram.updated_at = target, None, utcnow()
+    diagram.project_id, diagram.folder_id = target, None
+    bump_version(diagram)
     db.session.commit()
     return diagram
 
 
-def duplicate_diagram(user, diagram_id, title):
-    """Copy the diagram next to the original under a new title, with a fresh view."""
+def duplicate_diagram(user, diagram_id, title, if_match=None):
+    """Copy the diagram (the version If-Match names, when given) next to the original under a new title,
+    with a fresh view and a history of its own that starts at the copy."""
     source = owned_diagram(user, diagram_id)
+    ensure_version(source, if_match)
     ensure_content_fits(source.content, source.diagram_type)
-    copy = Diagram(project_id=source.project_id, title=title, **_timestamps(),
-                   **{name: getattr(source, name) for name in COPIED_FIELDS})
-    ensure_room(user, {"diagrams": 1, "storage": _stored_size(copy)})
-    db.session.add(copy)
-    db.session.commit()
-    return copy
+    return _new_diagram(user, SOURCE_DUPLICATE, project_id=source.project_id, title=title,
+                        **{name: getattr(source, name) for name in COPIED_FIELDS})
 
 
 def recent_diagrams(user):

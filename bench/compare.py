@@ -1,0 +1,304 @@
+"""Old code against new code in one run (`bench.run --compare-ref REF`): the autosave scenario
+(bench/autosave.py) and the editor capacity search (bench/editor.py) on REF's code (old) and on the
+working tree (new; or on a second ref with --compare-new-ref), on each backend.
+
+REF is checked out with `git worktree add --detach` in a temporary directory, removed at the end (also on
+failure or SIGTERM). Both servers use this checkout's venv (the dependencies are the same) and the same
+production settings (bench/service.py); each runs from its own tree: cwd there (its wsgi.py and
+gunicorn.conf.py), its src/ first on PYTHONPATH (a probe checks that `trazo` and `wsgi` are imported from
+it, then the running master's and workers' cwd and PYTHONPATH are checked), its own migrations (`flask db
+upgrade` from the tree) on its own database (PostgreSQL `<database>_old` and Redis db `<redis-db> + 1` for
+the old side; a new SQLite file each), seeded the same way through HTTP.
+
+Both servers stay up, and the measurements alternate, the order flipping every round (old new, new old,
+old new, ...), so a machine that slows down or speeds up during the run affects both sides alike. Each
+autosave round is `--duration` seconds; the table gives each side's best round (busy neighbours on a
+shared machine only ever lower a figure) and the median. Results: bench-results/compare.md and .json.
+"""
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import autosave, editor, seed
+from .service import BIN, ROOT, Gunicorn, free_port, production_env, python, reset_database
+
+RESULTS = ROOT / "bench-results"
+WARM_SECONDS = 2
+AUTOSAVE_FLOOR = 0.90  # the issue: autosave throughput within 10 % of before
+PROBE = ("import importlib.util, trazo; print(trazo.__file__); "
+         "print(importlib.util.find_spec('wsgi').origin)")
+
+
+@dataclass
+class Tree:
+    side: str  # "old" or "new"
+    label: str
+    path: Path
+    sha: str
+    temporary: Path | None = None  # the worktree's parent directory, removed at the end
+
+
+def _git(*args):
+    # GIT_OPTIONAL_LOCKS=0: `git status` does not take the index lock (someone may be committing meanwhile).
+    completed = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                               env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+    if completed.returncode:
+        raise RuntimeError(f"git {' '.join(args)}: {completed.stderr.strip()}")
+    return completed.stdout.strip()
+
+
+def add_worktree(side, ref):
+    """A detached checkout of `ref` in a new temporary directory, its translations compiled (`make i18n`:
+    the .mo files are not in git)."""
+    sha = _git("rev-parse", "--verify", f"{ref}^{{commit}}")
+    parent = Path(tempfile.mkdtemp(prefix=f"trazo-bench-{side}-"))
+    tree = Tree(side, f"{ref} ({sha[:10]})", parent / "trazo", sha, parent)
+    try:
+        _git("worktree", "add", "--detach", str(tree.path), sha)
+        for po in sorted((tree.path / "src").rglob("*.po")):
+            subprocess.run([str(BIN / "pybabel"), "-q", "compile", "-i", str(po), "-o", str(po.with_suffix(".mo"))],
+                           check=True, capture_output=True)
+    except BaseException:
+        remove_worktree(tree)
+        raise
+    print(f"{side}: {tree.label} checked out in {tree.path}", flush=True)
+    return tree
+
+
+def remove_worktree(tree):
+    try:
+        if (tree.path / ".git").exists():
+            _git("worktree", "remove", "--force", str(tree.path))
+    except RuntimeError as error:
+        print(f"warning: {error}; remove {tree.path} and run `git worktree prune`", file=sys.stderr)
+    shutil.rmtree(tree.temporary, ignore_errors=True)
+
+
+def working_tree():
+    sha = _git("rev-parse", "HEAD")
+    changed = len(_git("status", "--porcelain", "--untracked-files=no").splitlines())
+    return Tree("new", f"working tree ({sha[:10]}{f' + {changed} changed files' if changed else ''})", ROOT, sha)
+
+
+def tree_env(env, tree):
+    """The server's environment: `tree`'s src/ first on PYTHONPATH, ahead of the venv's editable install of
+    this checkout; no inherited PROMETHEUS_MULTIPROC_DIR (each gunicorn empties its own)."""
+    env = {key: value for key, value in env.items() if key != "PROMETHEUS_MULTIPROC_DIR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(tree.path / "src")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
+                                                                       else []))
+    return env
+
+
+def _inside(path, tree):
+    return Path(path).resolve().is_relative_to(tree.path.resolve())
+
+
+def check_imports(tree, env):
+    """`trazo` and `wsgi` as the server will import them (same cwd, same environment) come from `tree`."""
+    completed = subprocess.run([python(), "-c", PROBE], cwd=tree.path, env=env, capture_output=True, text=True)
+    files = completed.stdout.split()
+    if completed.returncode or len(files) != 2 or not all(_inside(name, tree) for name in files):
+        raise RuntimeError(f"{tree.side}: the code is not imported from {tree.path}: {completed.stdout}"
+                           f"{completed.stderr}")
+    return files
+
+
+def check_process(server, tree):
+    """The running gunicorn (master and workers) works in `tree` with its src/ first on PYTHONPATH."""
+    expected = str(tree.path / "src")
+    for pid in [server.process.pid, *server.worker_pids()]:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+        environ = dict(item.split("=", 1) for item in
+                       Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item)
+        first = environ.get("PYTHONPATH", "").split(os.pathsep)[0]
+        if not _inside(cwd, tree) or first != expected:
+            raise RuntimeError(f"{tree.side}: gunicorn process {pid} runs in {cwd} with PYTHONPATH starting "
+                               f"{first!r}, not in {tree.path}")
+
+
+class Side:
+    """One tree's server on one backend, seeded."""
+
+    def __init__(self, tree, backend, args, extra):
+        self.tree = tree
+        old = tree.side == "old"
+        env = production_env(backend, free_port(), extra, database=f"{args.database}_old" if old else args.database,
+                             redis_db=args.redis_db + 1 if old else args.redis_db)
+        self.env = tree_env(env, tree)
+        self.server = None
+        try:
+            self.imports = check_imports(tree, self.env)
+            reset_database(self.env, cwd=tree.path)
+            RESULTS.mkdir(exist_ok=True)
+            self.log_path = RESULTS / f"compare-{backend}-{tree.side}.log"
+            self.log_path.unlink(missing_ok=True)
+            self.server = Gunicorn(self.env, log_path=self.log_path, cwd=tree.path)
+            check_process(self.server, tree)
+            print(f"  {backend:6} {tree.side}: gunicorn in {tree.path}, trazo from {self.imports[0]}", flush=True)
+            self.seeded = seed.seed(self.server.base_url, big_project=0)
+        except BaseException:
+            self.stop()
+            raise
+        self.autosaves, self.editors = [], []
+
+    def autosave(self, args, duration):
+        return autosave.run(self.server.base_url, self.seeded.token, self.seeded.diagram_ids[1:], args.connections,
+                            duration)
+
+    def stop(self):
+        if self.server:
+            self.server.stop()
+        remove_temporary(self.env)
+
+
+def remove_temporary(env):
+    """The instance directory and SQLite file production_env made for one server."""
+    shutil.rmtree(env["INSTANCE_PATH"], ignore_errors=True)
+    if env["DATABASE_URL"].startswith("sqlite:///"):
+        shutil.rmtree(Path(env["DATABASE_URL"].removeprefix("sqlite:///")).parent, ignore_errors=True)
+
+
+def _orders(trees, rounds):
+    """old new, new old, old new, ...: a linear drift weighs on both sides alike over two rounds."""
+    return [trees if index % 2 == 0 else trees[::-1] for index in range(rounds)]
+
+
+def compare_backend(backend, trees, args, extra, parts):
+    sides, sequence = {}, []
+    try:
+        for tree in trees:
+            sides[tree.side] = Side(tree, backend, args, extra)
+        if "service" in parts:
+            for tree in trees:  # every worker up and warm, the diagrams primed
+                sides[tree.side].autosave(args, WARM_SECONDS)
+            for index, order in enumerate(_orders(trees, args.rounds), start=1):
+                for tree in order:
+                    result = sides[tree.side].autosave(args, args.duration)
+                    sides[tree.side].autosaves.append(result)
+                    sequence.append(f"{tree.side} {result['rps']:.0f}")
+                    print(f"  {backend:6} round {index} {tree.side}: autosave {result['rps']:>8.1f} req/s  "
+                          f"p99 {result['p99_ms']} ms  errors {result['errors']}", flush=True)
+        if "editor" in parts:
+            for index, order in enumerate(_orders(trees, args.editor_rounds), start=1):
+                for tree in order:
+                    print(f"  {backend:6} round {index} {tree.side}: editor capacity search "
+                          f"(p99 < {editor.P99_TARGET_MS:.0f} ms)", flush=True)
+                    sides[tree.side].editors.append(editor.capacity(
+                        sides[tree.side].server.base_url, start=args.editor_start, max_users=args.editor_max_users,
+                        steady=args.editor_seconds))
+    finally:
+        for side in sides.values():
+            side.stop()
+    return {"sequence": sequence, **{side: {"autosave": summarize_autosave(entry.autosaves),
+                                            "editor": summarize_editor(entry.editors), "imports": entry.imports}
+                                     for side, entry in sides.items()}}
+
+
+def summarize_autosave(rounds):
+    if not rounds:
+        return None
+    best = max(rounds, key=lambda result: result["rps"])
+    p99s = [result["p99_ms"] for result in rounds if result["p99_ms"] is not None]
+    return {"best_rps": best["rps"], "best_p99_ms": best["p99_ms"], "best_p50_ms": best["p50_ms"],
+            "median_rps": round(statistics.median(result["rps"] for result in rounds), 1),
+            "median_p99_ms": round(statistics.median(p99s), 2) if p99s else None,
+            "errors": sum(result["errors"] for result in rounds), "rounds": rounds}
+
+
+def summarize_editor(searches):
+    if not searches:
+        return None
+    best = max(searches, key=lambda search: search["users_held"])
+    return {"users_held": best["users_held"], "capped": best["capped"], "rps": best["rps"],
+            "p50_ms": best["p50_ms"], "p99_ms": best["p99_ms"], "errors": best["errors"],
+            "searches": searches}
+
+
+def _ratio(new, old):
+    return f"{new / old:.2f}" if new and old else "-"
+
+
+def _users(summary):
+    return f"{'>= ' if summary['capped'] else ''}{summary['users_held']}"
+
+
+def table(results, trees, args):
+    old, new = trees
+    lines = [f"Old: {old.label}. New: {new.label}. {os.cpu_count()} CPU cores; autosave: {args.connections} "
+             f"connections, each on its own diagram, {args.rounds} round(s) of {args.duration} s per side; editor: "
+             f"{args.editor_rounds} search(es) per side.", "",
+             "| backend | measure | old | new | new/old |", "|---|---|---:|---:|---:|"]
+    notes = []
+    for backend, sides in results.items():
+        before, after = sides["old"], sides["new"]
+        if before["autosave"] and after["autosave"]:
+            a, b = before["autosave"], after["autosave"]
+            lines += [
+                f"| {backend} | autosave PUT req/s, best round | {a['best_rps']:.0f} | {b['best_rps']:.0f} "
+                f"| {_ratio(b['best_rps'], a['best_rps'])} |",
+                f"| {backend} | autosave PUT req/s, median | {a['median_rps']:.0f} | {b['median_rps']:.0f} "
+                f"| {_ratio(b['median_rps'], a['median_rps'])} |",
+                f"| {backend} | autosave PUT p99 ms, best round | {a['best_p99_ms']} | {b['best_p99_ms']} "
+                f"| {_ratio(b['best_p99_ms'], a['best_p99_ms'])} |",
+                f"| {backend} | autosave PUT p99 ms, median | {a['median_p99_ms']} | {b['median_p99_ms']} "
+                f"| {_ratio(b['median_p99_ms'], a['median_p99_ms'])} |",
+                f"| {backend} | autosave errors, all rounds | {a['errors']} | {b['errors']} | - |",
+            ]
+            ratio = b["best_rps"] / a["best_rps"] if a["best_rps"] else 0
+            verdict = "within" if ratio >= AUTOSAVE_FLOOR else "NOT within"
+            notes.append(f"- {backend}: autosave new/old {ratio:.2f} on the best rounds: {verdict} 10 % "
+                         f"(rounds in order, req/s: {', '.join(sides['sequence'])})")
+            if a["errors"] or b["errors"]:
+                notes.append(f"- {backend}: autosave answered errors (old {a['errors']}, new {b['errors']}): "
+                             f"see bench-results/compare-{backend}-*.log")
+        if before["editor"] and after["editor"]:
+            a, b = before["editor"], after["editor"]
+            lines += [
+                f"| {backend} | editor capacity, users (p99 < {editor.P99_TARGET_MS:.0f} ms) | {_users(a)} "
+                f"| {_users(b)} | {_ratio(b['users_held'], a['users_held'])} |",
+                f"| {backend} | editor p99 ms at that step | {a['p99_ms']} | {b['p99_ms']} "
+                f"| {_ratio(b['p99_ms'], a['p99_ms'])} |",
+            ]
+            for side, summary in (("old", a), ("new", b)):
+                steps = "; ".join(", ".join(f"{step['users']} {'held' if step['held'] else 'not held'} "
+                                            f"(p99 {step['p99_ms']} ms)" for step in search["steps"])
+                                  for search in summary["searches"])
+                notes.append(f"- {backend}: editor search {side}: {steps}")
+    return "\n".join(lines + [""] + notes)
+
+
+def run(args, extra):
+    """Check the trees out, compare on each backend, write the results; the worktrees go in every case."""
+    parts = [part for part in args.only if part in ("service", "editor")]  # ceiling and floor do not apply
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    trees = []
+    try:
+        trees.append(add_worktree("old", args.compare_ref))
+        trees.append(add_worktree("new", args.compare_new_ref) if args.compare_new_ref else working_tree())
+        print(f"comparing old = {trees[0].label} with new = {trees[1].label}", flush=True)
+        results = {}
+        for backend in args.backends.split(","):
+            print(f"comparing on {backend} ...", flush=True)
+            results[backend] = compare_backend(backend, trees, args, extra, parts)
+        report = table(results, trees, args)
+        print(f"\n{report}")
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "compare.md").write_text(report + "\n")
+        (RESULTS / "compare.json").write_text(json.dumps({
+            "cores": os.cpu_count(), "old": {"label": trees[0].label, "sha": trees[0].sha},
+            "new": {"label": trees[1].label, "sha": trees[1].sha},
+            "connections": args.connections, "duration": args.duration, "rounds": args.rounds,
+            "editor_rounds": args.editor_rounds, "backends": results}, indent=2))
+        print("wrote bench-results/compare.md and compare.json")
+    finally:
+        for tree in trees:
+            if tree.temporary:
+                remove_worktree(tree)
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,1 @@
+"""Diagram history: list, read, compare, name and restore revisions (docs/history.md)."""

@@ -1,0 +1,132 @@
+"""Diagram history: list, read, compare, name and restore revisions (core/history.py records them)."""
+from flask_babel import gettext as _
+from sqlalchemy import func, select
+
+from ...core.content_limits import ensure_content_fits
+from ...core.diagram_types import FREEHAND
+from ...core.diffs import sketch_changes, unified_diff
+from ...core.history import State, bump_version, decompress, plan_change, revision_limit, start_history
+from ...core.ownership import owned_diagram
+from ...core.quotas import ensure_room
+from ...errors import Conflict, found_or_404
+from ...extensions import db
+from ...models.content import Diagram, Project, utf8_size
+from ...models.history import SOURCE_CREATE, SOURCE_RESTORE, DiagramRevision
+from ..common import page_envelope
+from .schemas import CURRENT
+
+SUMMARY_COLUMNS = tuple(column for column in DiagramRevision.__table__.c if column.key != "content")
+
+
+def _owned_diagram_id(user, diagram_id):
+    """The id of the caller's diagram `diagram_id` (its texts are not read), or NotFound."""
+    return found_or_404(db.session.scalar(select(Diagram.id).join(Project, Project.id == Diagram.project_id)
+                                          .where(Diagram.id == str(diagram_id), Project.user_id == user.id)),
+                        _("Diagram not found"))
+
+
+def _revision(diagram_id, number):
+    return found_or_404(db.session.scalar(select(DiagramRevision).where(DiagramRevision.diagram_id == diagram_id,
+                                                                        DiagramRevision.number == number)),
+                        _("Revision not found"))
+
+
+def list_revisions(user, diagram_id, page, page_size):
+    """Newest first, without contents."""
+    owned = _owned_diagram_id(user, diagram_id)
+    total = db.session.scalar(select(func.count()).where(DiagramRevision.diagram_id == owned))
+    rows = db.session.execute(select(*SUMMARY_COLUMNS).where(DiagramRevision.diagram_id == owned)
+                              .order_by(DiagramRevision.number.desc())
+                              .limit(page_size).offset((page - 1) * page_size)).all()
+    return page_envelope(rows, total, page, page_size)
+
+
+def get_revision(user, diagram_id, number):
+    return _revision(_owned_diagram_id(user, diagram_id), number)
+
+
+def _side(revision):
+    return {"number": revision.number, "title": revision.title, "diagram_type": revision.diagram_type,
+            "label": revision.label}
+
+
+def _previous(diagram_id, number):
+    return db.session.scalar(select(DiagramRevision).where(DiagramRevision.diagram_id == diagram_id,
+                                                           DiagramRevision.number < number)
+                             .order_by(DiagramRevision.number.desc()).limit(1))
+
+
+def diff_revision(user, diagram_id, number, against):
+    """Revision `number` compared with `against` (a number, "current", or by default the revision before
+    it); the older side is `from`, whichever was asked first."""
+    if against == CURRENT:
+        diagram = owned_diagram(user, diagram_id)
+        revision = _revision(diagram.id, number)
+        older = (_side(revision), decompress(revision.content))
+        newer = ({"number": None, "title": diagram.title, "diagram_type": diagram.diagram_type, "label": None},
+                 diagram.content or "")
+    else:
+        owned = _owned_diagram_id(user, diagram_id)
+        revision = _revision(owned, number)
+        other = _revision(owned, int(against)) if against is not None else _previous(owned, number)
+        newer = (_side(revision), decompress(revision.content))
+        if other is None:  # the first revision: everything in it was added
+            older = ({"number": None, "title": "", "diagram_type": revision.diagram_type, "label": None}, "")
+        else:
+            older = (_side(other), decompress(other.content))
+            if other.number > revision.number:
+                older, newer = newer, older
+    (from_side, old), (to_side, new) = older, newer
+    result = unified_diff(old, new, _diff_label(from_side), _diff_label(to_side))
+    sketch = None
+    if FREEHAND in (from_side["diagram_type"], to_side["diagram_type"]):
+        sketch = sketch_changes(old, new)
+    return {"from": from_side, "to": to_side, **result, "sketch": sketch}
+
+
+def _diff_label(side):
+    return "current" if side["number"] is None else f"revision {side['number']}"
+
+
+def label_current(user, diagram_id, label):
+    """Name the diagram's current state (its newest revision); a diagram from before history gets it
+    recorded first."""
+    diagram = owned_diagram(user, diagram_id, for_update=True)
+    newest = db.session.scalar(select(DiagramRevision).where(DiagramRevision.diagram_id == diagram.id)
+                               .order_by(DiagramRevision.number.desc()).limit(1))
+    if newest is None:
+        newest = start_history(diagram, user.id, SOURCE_CREATE, diagram.updated_at, label)
+        ensure_room(user, {"storage": newest.stored_size})
+        db.session.add(newest)
+    elif newest.label is not None:
+        raise Conflict(_('The current version is already named "%(label)s"; rename that revision instead.',
+                         label=newest.label))
+    newest.label = label
+    db.session.commit()
+    return newest
+
+
+def rename_label(user, diagram_id, number, label):
+    """Rename or (with null) clear a revision's label; an unlabelled revision may be pruned again."""
+    revision = _revision(_owned_diagram_id(user, diagram_id), number)
+    revision.label = label
+    db.session.commit()
+    return revision
+
+
+def restore_revision(user, diagram_id, number):
+    """The diagram takes revision `number`'s title, type and content, recorded as a new revision."""
+    diagram = owned_diagram(user, diagram_id, for_update=True)
+    revision = _revision(diagram.id, number)
+    state = State(revision.title, revision.diagram_type, decompress(revision.content))
+    ensure_content_fits(state.content, state.diagram_type)
+    history = plan_change(diagram, state, user.id, SOURCE_RESTORE, revision_limit(user))
+    if history is None:  # already the current state
+        return diagram
+    growth = utf8_size(state.content) - diagram.content_size
+    ensure_room(user, {"storage": history.charged(growth)})
+    diagram.title, diagram.diagram_type, diagram.content = state.title, state.diagram_type, state.content
+    history.apply()
+    bump_version(diagram)
+    db.session.commit()
+    return diagram
