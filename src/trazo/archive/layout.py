@@ -3,7 +3,9 @@ and the reader of an archive use (docs/export-format.md).
 
 The snapshot carries the diagrams' metadata only; their texts come from `read_texts(diagrams,
 with_content=True)`, given by the caller, which yields (diagram, content, description) in the order of
-`diagrams` (content None without content), so an export never holds the whole project in memory.
+`diagrams` (content None without content), so an export never holds the whole project in memory. With
+history, `read_history(diagrams, with_content=True)` likewise yields (diagram, ExportRevision, content)
+for the diagrams that have revisions, by diagram then number (archive/history.py).
 """
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,6 +13,7 @@ from datetime import datetime
 
 from ..core.diagram_types import FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
 from ..models.base import utcnow
+from .history import HISTORY_DIR, HISTORY_INDEX
 from .naming import sanitize, unique
 
 # The name the product we replace gave its archives, kept so archives move both ways: docs/export-format.md.
@@ -46,6 +49,9 @@ class ExportDiagram:
     stem: str = ""  # the path without the extension
     path: str = ""
     description_path: str | None = None
+    revision_count: int = 0  # read only for an export with history
+    history_dir: str | None = None  # where its revisions go, when it has some and history was asked for
+    history_path: str | None = None  # its revisions.json
 
 
 @dataclass
@@ -61,6 +67,8 @@ class ExportSnapshot:
     read_texts: Callable
     exported_at: datetime = field(default_factory=utcnow)
     root: str = ""
+    with_history: bool = False
+    read_history: Callable | None = None
 
     def __post_init__(self):
         _assign_paths(self)
@@ -92,6 +100,28 @@ def _assign_paths(snapshot):
         directory = f"{folder.path}/" if folder else ""
         diagram.stem = directory + base
         diagram.path = diagram.stem + SOURCE_EXTENSIONS.get(diagram.diagram_type, PLAIN_TEXT_EXTENSION)
+    if snapshot.with_history:
+        _assign_history_paths(snapshot)
+
+
+def _assign_history_paths(snapshot):
+    """`.history/<diagram path>/` for each diagram with revisions. A root diagram whose file name is also a
+    folder's directory name (a folder called "Overview.mmd") takes another one, so no history directory
+    holds another's."""
+    taken = {folder.path.lower() for folder in snapshot.folders}
+    for diagram in snapshot.diagrams:
+        if not diagram.revision_count:
+            continue
+        name = diagram.path
+        if "/" not in name and name.lower() in taken:
+            name = unique(name, taken, len(name) + 8)
+        diagram.history_dir = f"{HISTORY_DIR}/{name}"
+        diagram.history_path = f"{diagram.history_dir}/{HISTORY_INDEX}"
+
+
+def history_diagrams(snapshot):
+    """The diagrams whose revisions the export holds."""
+    return [diagram for diagram in snapshot.diagrams if diagram.history_path]
 
 
 def mark_descriptions(snapshot):

@@ -53,6 +53,12 @@ class PlannedDiagram:
     warnings: list = field(default_factory=list)
     folder: PlannedFolder | None = None  # None = the destination root
     restored: bool = False  # listed in our export's manifest: keeps its title among the upload's diagrams
+    revisions: list = field(default_factory=list)  # PlannedRevision read from the archive's history
+    history: list = field(default_factory=list)  # the revisions it gets, once settled (archive/history.py)
+
+    @property
+    def revision_count(self):
+        return len(self.history)
 
     @property
     def folder_name(self):

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 from ..core.content_limits import HEX_COLOR, NAME_MAX, ContentCaps
 from ..core.diagram_types import DIAGRAM_TYPES, FREEHAND
+from .history import is_history_path, read_history
 from .layout import FORMAT, MANIFEST, README
 from .parse import (
     EXTENSION_TYPES,
@@ -26,6 +27,7 @@ class ImportPlan:
     folders: dict = field(default_factory=dict)  # lower-cased name -> PlannedFolder, in upload order
     diagrams: list = field(default_factory=list)
     skipped: list = field(default_factory=list)  # {"source", "reason"}
+    revision_budget: int = 0  # revisions still to be taken from archives' histories
 
     def folder(self, name, color=None):
         """The plan folder named `name` (case-insensitively), created on first use."""
@@ -41,8 +43,15 @@ class ImportPlan:
         """Keep the diagram, or skip it as too large when its content is over the cap of its type."""
         if self.caps.fits(diagram.content, diagram.diagram_type):
             self.diagrams.append(diagram)
-        else:
-            self.skip(diagram.source, "too_large")
+            return True
+        self.skip(diagram.source, "too_large")
+        return False
+
+    def take_history(self, diagram, history, index_path, title):
+        """The revisions of a restored diagram, from the history files its manifest entry names."""
+        diagram.revisions, warnings = read_history(history, index_path, self.caps, self.revision_budget, title)
+        self.revision_budget -= len(diagram.revisions)
+        diagram.warnings += warnings
 
     def flatten(self):
         """Everything into the destination root (an import into one folder)."""
@@ -131,9 +140,10 @@ def _markdown_by_stem(paths):
     return {split_extension(path)[0]: path for path in paths if split_extension(path)[1] in MARKDOWN_EXTENSIONS}
 
 
-def _from_manifest(plan, files, manifest, folders):
-    """Diagrams the manifest lists, restored exactly: title, type, source, description and folder.
-    An entry without a description file takes the Markdown file next to its source, if any."""
+def _from_manifest(plan, files, manifest, folders, history):
+    """Diagrams the manifest lists, restored exactly: title, type, source, description, folder and, from
+    the `history` files, revisions. An entry without a description file takes the Markdown file next to
+    its source, if any."""
     entries = _listed(manifest, "diagrams")
     listed = {entry["path"] for entry in entries if isinstance(entry.get("path"), str)}
     siblings = _markdown_by_stem(path for path in files if path not in listed)
@@ -166,7 +176,8 @@ def _from_manifest(plan, files, manifest, folders):
             used.add(description_path)
             diagram.description = _description_text(files[description_path], entry.get("title"))
         diagram.folder = _entry_folder(plan, folders, entry, path)
-        plan.add(diagram)
+        if plan.add(diagram):
+            plan.take_history(diagram, history, entry.get("history_path"), title)
     return used
 
 
@@ -200,15 +211,17 @@ def _add_archive(plan, unpacked, file_bytes):
     for path, reason in unpacked.skipped:
         plan.skip(path, reason)
     files = _unwrap(unpacked.files)
+    history = {path: data for path, data in files.items() if is_history_path(path)}
+    files = {path: data for path, data in files.items() if path not in history}
     manifest = _manifest(files)
     folders = _manifest_folders(plan, manifest) if manifest else {}
-    used = _from_manifest(plan, files, manifest, folders) if manifest else {MANIFEST, README}
+    used = _from_manifest(plan, files, manifest, folders, history) if manifest else {MANIFEST, README}
     _from_files(plan, files, used, folders, file_bytes)
 
 
 def build_plan(uploads, limits):
     """The plan for every file of one request, its archives already read (reader.read_uploads)."""
-    plan = ImportPlan(limits.content)
+    plan = ImportPlan(limits.content, revision_budget=limits.history_files)
     for upload in uploads:
         if upload.unpacked is not None:
             _add_archive(plan, upload.unpacked, limits.file_bytes)

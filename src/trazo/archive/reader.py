@@ -1,5 +1,6 @@
 """Reading the files of an import safely, each ZIP archive opened once: the request-wide limits, and
-archives without path tricks or bombs."""
+archives without path tricks or bombs. Hidden entries are noise, except our exports' history directory
+(archive/history.py), whose files have a budget of their own."""
 import io
 import posixpath
 import stat
@@ -9,6 +10,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from ..core.content_limits import ContentCaps
+from .history import HISTORY_DIR, is_history_path
 
 ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
 DIRECTORY_ENTRY = b"PK\x01\x02"
@@ -30,14 +32,15 @@ class ImportLimits:
 
     file_bytes: int  # the largest file, loose or inside an archive
     content: ContentCaps  # the largest diagram content of each type
-    files: int = 500  # files across the request, archive entries included
-    uncompressed_bytes: int = 50 * 1024 * 1024  # their bytes, uncompressed
+    files: int = 500  # files across the request, archive entries included (history files aside)
+    uncompressed_bytes: int = 50 * 1024 * 1024  # their bytes, uncompressed, history files included
+    history_files: int = 10_000  # files in history directories across the request (revisions, indexes)
 
     @property
     def archive_entries(self):
         """Entries of one archive, directories and hidden files included: checked, with the bytes of its
         central directory, before zipfile builds one object per entry the directory holds."""
-        return 4 * self.files
+        return 4 * self.files + self.history_files
 
     @property
     def directory_bytes(self):
@@ -129,14 +132,22 @@ def _open_archive(upload, limits):
 
 
 def safe_path(name):
-    """The entry's path parts, or None for absolute paths, `..`, drive letters; "" for hidden files."""
+    """The entry's path parts, or None for absolute paths, `..`, drive letters; "" for hidden files, but
+    for those in a history directory at the top or under a single top directory."""
     normalized = name.replace("\\", "/")
     parts = [part for part in normalized.split("/") if part not in ("", ".")]
     if not parts or normalized.startswith("/") or ".." in parts or ":" in parts[0]:
         return None
-    if any(part.startswith(".") or part == "__MACOSX" for part in parts):
+    hidden = [index for index, part in enumerate(parts) if part.startswith(".") or part == "__MACOSX"]
+    if hidden and not (len(hidden) == 1 and hidden[0] < 2 and parts[hidden[0]] == HISTORY_DIR
+                       and len(parts) > hidden[0] + 1):
         return ""
     return "/".join(parts)
+
+
+def _in_history(info):
+    path = safe_path(info.filename)
+    return bool(path) and is_history_path(path)
 
 
 def _read_member(archive, info, limit):
@@ -179,26 +190,32 @@ def _read_archive(archive, limit):
 
 def read_uploads(uploads, limits):
     """Open each ZIP upload once and keep its files in `upload.unpacked`. InvalidUpload, naming the first
-    upload at fault, for an archive that cannot be read, or past `limits.files` entries or
-    `limits.uncompressed_bytes` across the request (checked from the archives' headers before reading)."""
-    entries = total = 0
+    upload at fault, for an archive that cannot be read, or past `limits.files` entries,
+    `limits.history_files` history files or `limits.uncompressed_bytes` across the request (checked from
+    the archives' headers before reading)."""
+    entries = history = total = 0
     for upload in uploads:
         if not is_zip(upload.name, upload.data):
             entries += 1
             total += len(upload.data)
-            _within(upload, entries, total, limits)
+            _within(upload, (entries, history, total), limits)
             continue
         with _open_archive(upload, limits) as archive:
             members = [info for info in archive.infolist() if not info.is_dir()]
-            entries += len(members)
+            revisions = sum(1 for info in members if _in_history(info))
+            entries += len(members) - revisions
+            history += revisions
             total += sum(info.file_size for info in members)
-            _within(upload, entries, total, limits)
+            _within(upload, (entries, history, total), limits)
             upload.unpacked = _read_archive(archive, limits.file_bytes)
     return uploads
 
 
-def _within(upload, entries, total, limits):
+def _within(upload, counts, limits):
+    entries, history, total = counts
     if entries > limits.files:
         raise InvalidUpload(upload.name, "too_many_files")
+    if history > limits.history_files:
+        raise InvalidUpload(upload.name, "too_many_revisions")
     if total > limits.uncompressed_bytes:
         raise InvalidUpload(upload.name, "too_large_uncompressed")

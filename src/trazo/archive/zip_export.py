@@ -1,12 +1,18 @@
-"""The ZIP export: README, manifest and one file per diagram, written to a file as it is compressed,
-and the most it can weigh. The README is localized through the `gettext` function the caller passes."""
+"""The ZIP export: README, manifest, one file per diagram and, when asked, the diagrams' revisions,
+written to a file as it is compressed, and the most it can weigh. The README is localized through the
+`gettext` function the caller passes."""
 import json
 import zipfile
 
-from .layout import FORMAT, FORMAT_VERSION, MANIFEST, README, description_file, type_label
+from .history import encode_content, history_index
+from .layout import FORMAT, FORMAT_VERSION, MANIFEST, README, description_file, history_diagrams, type_label
 
 # The end of central directory record, plus the ZIP64 records zipfile adds past 65,535 entries.
 END_RECORDS = 22 + 56 + 20
+# Past 4 GiB of archive, each central directory record carries its offset in a ZIP64 extra field.
+ZIP64_LIMIT = (1 << 32) - 1
+ZIP64_OFFSET_EXTRA = 4 + 8
+ZIP_EARLIEST, ZIP_LATEST = (1980, 1, 1, 0, 0, 0), (2107, 12, 31, 23, 59, 58)
 
 
 def manifest(snapshot):
@@ -20,6 +26,8 @@ def manifest(snapshot):
                  "created_at": diagram.created_at.isoformat(), "updated_at": diagram.updated_at.isoformat()}
         if diagram.description_path:
             entry["description_path"] = diagram.description_path
+        if diagram.history_path:
+            entry["history_path"] = diagram.history_path
         diagrams.append(entry)
     return {
         "format": FORMAT,
@@ -59,7 +67,8 @@ def readme(snapshot, gettext):
 
 
 def _entry(name, moment, compress=zipfile.ZIP_DEFLATED):
-    info = zipfile.ZipInfo(name, date_time=moment.timetuple()[:6])
+    # ZIP times run from 1980 to 2107; an imported revision may say otherwise.
+    info = zipfile.ZipInfo(name, date_time=min(max(moment.timetuple()[:6], ZIP_EARLIEST), ZIP_LATEST))
     info.compress_type = compress
     info.external_attr = 0o644 << 16
     return info
@@ -90,6 +99,35 @@ def write_zip(snapshot, target, gettext):
             if diagram.description_path:
                 archive.writestr(_entry(f"{root}/{diagram.description_path}", diagram.updated_at),
                                  description_file(diagram, description).encode())
+        if snapshot.with_history:
+            _write_history(archive, snapshot)
+
+
+def _by_diagram(snapshot, with_content):
+    """(diagram, revision, content) for each revision of the diagrams with history, then (diagram, None,
+    None) once a diagram's revisions are all out (alone for one whose revisions were deleted meanwhile)."""
+    pending = history_diagrams(snapshot)
+    rows = iter(snapshot.read_history(pending, with_content=with_content))
+    row = next(rows, None)
+    for diagram in pending:
+        while row is not None and row[0] is diagram:
+            yield row
+            row = next(rows, None)
+        yield diagram, None, None
+
+
+def _write_history(archive, snapshot):
+    """Each diagram's revision files, then its revisions.json, reading a few revisions at a time."""
+    root, entries = snapshot.root, []
+    for diagram, revision, content in _by_diagram(snapshot, with_content=True):
+        if revision is None:
+            archive.writestr(_entry(f"{root}/{diagram.history_path}", snapshot.exported_at),
+                             history_index(diagram, entries))
+            entries = []
+        else:
+            archive.writestr(_entry(f"{root}/{diagram.history_dir}/{revision.file}", revision.updated_at),
+                             encode_content(content))
+            entries.append(revision.index_entry())
 
 
 def _deflate_bound(size):
@@ -117,4 +155,24 @@ def zip_size_bound(snapshot, gettext):
             heading = len(f"# {diagram.title}\n\n".encode())
             total += _entry_bound(f"{root}/{diagram.description_path}",
                                   _deflate_bound(heading + diagram.description_size))
-    return total
+    entries = 2 + len(snapshot.folders) + sum(1 + bool(d.description_path) for d in snapshot.diagrams)
+    if snapshot.with_history:
+        history_total, history_entries = _history_bound(snapshot)
+        total, entries = total + history_total, entries + history_entries
+    return total + (entries * ZIP64_OFFSET_EXTRA if total > ZIP64_LIMIT else 0)
+
+
+def _history_bound(snapshot):
+    """(bytes, entries) of the history files, from the revisions' metadata: no content is read."""
+    root, total, count, entries = snapshot.root, 0, 0, []
+    for diagram, revision, _content in _by_diagram(snapshot, with_content=False):
+        if revision is None:
+            index_size = len(history_index(diagram, entries))
+            total += _entry_bound(f"{root}/{diagram.history_path}", _deflate_bound(index_size))
+            entries = []
+        else:
+            total += _entry_bound(f"{root}/{diagram.history_dir}/{revision.file}",
+                                  _deflate_bound(revision.content_size))
+            entries.append(revision.index_entry())
+        count += 1
+    return total, count

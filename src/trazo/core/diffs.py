@@ -17,10 +17,17 @@ accepted (1 MiB of diagram code, 5 MiB of sketch JSON), whatever its shape:
   of the new one added (one hunk in the unified diff). The counts are then an upper bound of a minimal
   diff's, and stay cheap to compute.
 
+`sketch_changes` decodes both sketches and makes one pass per element, with the cyclic garbage collector
+paused meanwhile (`collector_paused`): that takes about 0.7-0.9 s of CPU for the worst 5 MiB inputs found
+(300,000 tiny elements, or 1.7 million nested arrays, on each side), three to four times less than with the
+collector walking the process's objects over and over while the arrays are made.
+
 Lines end at "\\n" only, as for diff and patch (a "\\r" is part of its line); a last line without "\\n"
 differs from the same line with one, and the unified diff marks it "\\ No newline at end of file" like
 GNU diff.
 """
+import gc
+from contextlib import contextmanager
 from difflib import SequenceMatcher
 from heapq import nsmallest
 from typing import NamedTuple
@@ -265,11 +272,16 @@ def sketch_changes(old, new):
     from VOLATILE_KEYS. Each id list is sorted and cut to MAX_LISTED_IDS (`truncated`); the counts are
     exact. None when either side is not a sketch ("" is one without elements).
     """
+    with collector_paused():  # until the decoded sketches are gone: they go when the call returns
+        return _sketch_changes(old, new)
+
+
+def _sketch_changes(old, new):
     before, after = sketch_elements(old), sketch_elements(new)
     if before is None or after is None:
         return None
     added, removed = after.keys() - before.keys(), before.keys() - after.keys()
-    # One pass in C-speed comparisons; only elements that differ at all are compared again without VOLATILE_KEYS.
+    # Only elements that differ at all are compared again without VOLATILE_KEYS.
     differing = [key for key, element in before.items() if (other := after.get(key)) is not None and other != element]
     changed = [key for key in differing if _lasting(before[key]) != _lasting(after[key])]
     lists = {"elements_added": added, "elements_removed": removed, "elements_changed": changed}
@@ -296,4 +308,27 @@ def sketch_elements(text):
 
 
 def _lasting(element):
-    return {key: value for key, value in element.items() if key not in VOLATILE_KEYS}
+    """`element` without VOLATILE_KEYS."""
+    lasting = element.copy()
+    for key in VOLATILE_KEYS:
+        lasting.pop(key, None)
+    return lasting
+
+
+@contextmanager
+def collector_paused():
+    """The cyclic garbage collector off meanwhile (back on after, unless it was off already).
+
+    Decoding JSON makes a container per object and array, and while millions are made the collector walks
+    all the process's live containers again and again: 5 MiB of dense arrays take four times as long with it
+    on. Decoded JSON has no reference cycles, so it leaves nothing for the collector; other threads get
+    theirs collected a moment later.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

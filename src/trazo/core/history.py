@@ -1,15 +1,17 @@
 """Diagram history: every change to a diagram's title, type or content becomes a revision (docs/history.md).
 
-A service that changes a diagram calls, inside its transaction and with the diagram row locked
-(`core.ownership.owned_diagram(..., for_update=True)`):
+A service that changes a diagram does, inside `retrying(...)` and its transaction:
 
-    change = plan_change(diagram, State(title, diagram_type, content), author_id, SOURCE_EDIT, limit_of)
+    editing = open_diagram(user, diagram_id)          # the row (locked on PostgreSQL) and its head
+    change = plan_change(editing, State(title, diagram_type, content), author_id, SOURCE_EDIT, limit_of)
     ensure_room(user, {"storage": change.charged(content_growth) if change else content_growth})
+    ... set the diagram's attributes ...
+    bump_version(editing.diagram)                     # on SQLite: the write begins, the version is checked
     if change:
         change.apply()
 
-`plan_change` reads what it needs (the two newest revisions, and the ones retention may prune) and
-decides: nothing for an identical state; amend the newest revision when the same author saves again
+`plan_change` uses the two newest revisions read with the diagram (and reads the ones retention may
+prune) and decides: nothing for an identical state; amend the newest revision when the same author saves again
 within REVISION_COALESCE_SECONDS of its creation (only unlabelled `edit`/`api` revisions are amended);
 else a new revision, pruning the oldest unlabelled ones past the plan's limit. A diagram created before
 history existed gets its current state recorded first, as revision 1. The newest revision always holds
@@ -18,18 +20,22 @@ the diagram's current state; the diagram's `history_size` is the sum of its revi
 import hashlib
 import zlib
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import delete, select, update
+from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.http import parse_etags
 
-from ..errors import PreconditionFailed
+from ..errors import Conflict, NotFound, PreconditionFailed
 from ..extensions import db
 from ..models.base import new_id, utcnow
+from ..models.content import Diagram
 from ..models.history import SOURCE_API, SOURCE_CREATE, SOURCE_EDIT, DiagramRevision
 from .diffs import line_changes
+from .ownership import owned_diagram_statement
 from .plans import plan_for
 
 AMENDABLE_SOURCES = frozenset({SOURCE_EDIT, SOURCE_API})
@@ -112,13 +118,16 @@ class Change:
         return content_growth + self.storage_delta
 
     def apply(self):
+        """Write the change; call it after the diagram's own attributes are set. The diagram's row is written
+        first, with its version check, so an overtaken save writes no revision."""
+        self.diagram.history_size = (self.diagram.history_size or 0) + self.storage_delta
+        db.session.flush()
         if self.pruned:
             db.session.execute(delete(DiagramRevision).where(DiagramRevision.id.in_([i for i, _ in self.pruned])))
         if self.amended_id is not None:
             db.session.execute(update(DiagramRevision).where(DiagramRevision.id == self.amended_id)
                                .values(**self.amended_columns))
         db.session.add_all(self.new)
-        self.diagram.history_size = (self.diagram.history_size or 0) + self.storage_delta
 
 
 def revision_limit(user):
@@ -145,16 +154,54 @@ def _prunable(diagram_id, limit, inserted):
     return [(row.id, row.stored_size) for row in rows if row.label is None][:excess]
 
 
-def plan_change(diagram, after, author_id, source, limit_of, at=None):
-    """The history change that moving `diagram` to the state `after` makes, or None when nothing
+class Head(NamedTuple):
+    """What plan_change knows of one of the two newest revisions (HEAD_COLUMNS)."""
+
+    id: str
+    number: int
+    label: str | None
+    source: str
+    author_id: str | None
+    created_at: datetime
+    stored_size: int
+    content: bytes
+
+
+@dataclass
+class Editing:
+    """A diagram opened for a change: the row, its two newest revisions (newest first)."""
+
+    diagram: object
+    head: list
+
+
+def open_diagram(user, diagram_id):
+    """The caller's diagram with its two newest revisions, read in one statement (NotFound when it is not
+    the caller's). Nothing is locked: the diagram's UPDATE checks that the version read is still current
+    before any revision is written (Change.apply), else the save is read and planned again (`retrying`).
+    (A row lock would not do: a SELECT ... FOR UPDATE that waited returns the newer diagram row with the
+    revisions of its older snapshot.)"""
+    newest = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
+              .correlate(Diagram).scalar_subquery())
+    statement = (owned_diagram_statement(user, diagram_id).add_columns(*HEAD_COLUMNS)
+                 .outerjoin(DiagramRevision, and_(DiagramRevision.diagram_id == Diagram.id,
+                                                  DiagramRevision.number >= newest - 1))
+                 .order_by(DiagramRevision.number.desc()))
+    rows = db.session.execute(statement).all()
+    if not rows:
+        raise NotFound(_("Diagram not found"))
+    return Editing(rows[0][0], [Head(*row[1:]) for row in rows if row[1] is not None])
+
+
+def plan_change(editing, after, author_id, source, limit_of, at=None):
+    """The history change that moving the diagram to the state `after` makes, or None when nothing
     tracked changes. `limit_of()` gives the plan's revision limit (None: unlimited); it is called only
     when a revision is added."""
+    diagram, newest_two = editing.diagram, editing.head
     before = State.of(diagram)
     if after == before:
         return None
     at = at or utcnow()
-    newest_two = db.session.execute(select(*HEAD_COLUMNS).where(DiagramRevision.diagram_id == diagram.id)
-                                    .order_by(DiagramRevision.number.desc()).limit(2)).all()
     change = Change(diagram)
     if newest_two and _coalesces(newest_two[0], author_id, source, at):
         newest = newest_two[0]
@@ -185,9 +232,22 @@ def start_history(diagram, author_id, source, at=None, label=None):
 
 
 def bump_version(diagram, at=None):
-    """A save that changes more than the presentation: a new version (the ETag) and edit time."""
+    """A save that changes more than the presentation: a new version (the ETag) and edit time. The row's
+    UPDATE still names the version read, so a save that another one overtook fails (`retrying`)."""
     diagram.version = (diagram.version or 1) + 1
     diagram.updated_at = at or utcnow()
+
+
+def retrying(operation, attempts=3):
+    """`operation()`, read and planned again (after a rollback) when another save of the diagram got in
+    between its read and its write: the diagram's UPDATE found another version than the one read
+    (StaleDataError). Its If-Match is then checked against the newer version."""
+    for _attempt in range(attempts):
+        try:
+            return operation()
+        except StaleDataError:
+            db.session.rollback()
+    raise Conflict(_("This diagram is being saved by another request; try again."))
 
 
 def etag(diagram):

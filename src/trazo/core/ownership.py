@@ -1,6 +1,6 @@
 """Ownership checks: a project, folder or diagram of the caller, or a 404 (never 403, no existence leak)."""
 from flask_babel import gettext as _
-from sqlalchemy import select, text
+from sqlalchemy import select
 
 from ..errors import found_or_404
 from ..extensions import db
@@ -30,16 +30,12 @@ def folder_of_project(project_id, folder_id):
                   _("Folder not found"))
 
 
-def owned_diagram(user, diagram_id, for_update=False):
-    """The caller's diagram `diagram_id`, or NotFound. With `for_update`, the row stays locked until the
-    transaction ends (SELECT ... FOR UPDATE on PostgreSQL; on SQLite a no-op UPDATE first, which takes the
-    database's write lock), so concurrent writers of one diagram take turns and each sees the other's
-    version (core/history.py)."""
-    statement = (select(Diagram).join(Project, Project.id == Diagram.project_id)
-                 .where(Diagram.id == str(diagram_id), Project.user_id == user.id))
-    if for_update:
-        if db.session.get_bind().dialect.name == "sqlite":
-            db.session.execute(text("UPDATE diagrams SET id = id WHERE id = :id"), {"id": str(diagram_id)})
-        else:
-            statement = statement.with_for_update(of=Diagram)
-    return _owned(statement, _("Diagram not found"))
+def owned_diagram_statement(user, diagram_id):
+    """The SELECT of the caller's diagram `diagram_id` (nothing when another user owns it)."""
+    return (select(Diagram).join(Project, Project.id == Diagram.project_id)
+            .where(Diagram.id == str(diagram_id), Project.user_id == user.id))
+
+
+def owned_diagram(user, diagram_id):
+    """The caller's diagram `diagram_id`, or NotFound."""
+    return _owned(owned_diagram_statement(user, diagram_id), _("Diagram not found"))

@@ -1,7 +1,7 @@
 """The signed-in user's subscription routes (SEED §4.9): subscription, usage, checkout, cancel,
 payment method, billing history and invoice PDFs, with and without Stripe configured."""
-import zlib
 import time
+import zlib
 from datetime import UTC, datetime
 
 import pytest

@@ -203,3 +203,17 @@ def test_duplicating_starts_the_copy_with_its_own_history(user, diagram):
     items = _revisions(user, copy["id"])["items"]
     assert [(item["number"], item["source"], item["title"]) for item in items] == [(1, "duplicate", "Copy")]
     assert user.get(f"/diagrams/{copy['id']}/revisions/1").json["content"] == "changed\n"
+
+
+def test_the_list_runs_a_constant_number_of_statements(user, other_user, setting, count_queries):
+    setting(REVISION_COALESCE_SECONDS=0)
+    small = create_diagram(other_user, other_user.post("/projects", json={"name": "P"}).json["id"])
+    big = create_diagram(user, user.post("/projects", json={"name": "P"}).json["id"])
+    for n in range(20):
+        _save(user, big["id"], content=f"v{n}\n" * 50)
+    counts = []
+    for web, diagram_id in ((other_user, small["id"]), (user, big["id"])):
+        with count_queries() as counted:
+            assert len(_revisions(web, diagram_id, page_size=100)["items"]) in (1, 21)
+        counts.append(counted.count)
+    assert counts[0] == counts[1]

@@ -111,13 +111,14 @@ def test_a_stale_write_to_another_users_diagram_is_still_a_404(other_user, diagr
 
 
 def _two_tabs_save(app, user, path, etag, round_):
-    """Two saves with the same If-Match released at the same instant; their statuses."""
+    """Two saves (with If-Match `etag`, unless None) released at the same instant; their statuses."""
     barrier, statuses = threading.Barrier(2), []
 
     def save(index):
         web = ApiClient(app.test_client(), f"10.8.{round_}.{index + 1}", user.token)
         barrier.wait()
-        response = web.put(path, json={"content": f"round {round_} tab {index}"}, headers={"If-Match": etag})
+        response = web.put(path, json={"content": f"round {round_} tab {index}"},
+                           headers={"If-Match": etag} if etag else {})
         statuses.append(response.status_code)
 
     threads = [threading.Thread(target=save, args=(index,)) for index in range(2)]
@@ -137,3 +138,17 @@ def test_two_concurrent_writers_with_the_same_etag_one_wins_one_gets_412(app, us
         assert statuses == [200, 412], statuses
     final = user.get(path).json
     assert final["version"] == 7 and final["content"].startswith("round 5 tab ")
+
+
+def test_two_concurrent_writers_without_a_precondition_both_succeed_and_history_stays_whole(
+        app, user, diagram, setting, rows):
+    """Without If-Match both saves go through, one after the other (a save that read the diagram before
+    the other's write reads it again), and every recorded state is a whole revision with its own number."""
+    setting(REVISION_COALESCE_SECONDS=0)
+    path = f"/diagrams/{diagram['id']}"
+    for round_ in range(6):
+        assert _two_tabs_save(app, user, path, None, round_) == [200, 200]
+    revisions = rows(diagram["id"])
+    assert [revision.number for revision in revisions] == list(range(1, 14))
+    assert user.get(path).json["version"] == 13
+    assert {revision.title for revision in revisions} == {"Flow"}

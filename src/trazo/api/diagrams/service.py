@@ -7,7 +7,16 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
 from ...core.content_limits import ensure_content_fits
-from ...core.history import State, bump_version, ensure_version, plan_change, revision_limit, start_history
+from ...core.history import (
+    State,
+    bump_version,
+    ensure_version,
+    open_diagram,
+    plan_change,
+    retrying,
+    revision_limit,
+    start_history,
+)
 from ...core.ownership import folder_of_project, owned_diagram, owned_project
 from ...core.quotas import ensure_room
 from ...errors import NotFound
@@ -64,12 +73,17 @@ def get_diagram(user, diagram_id):
 def update_diagram(user, diagram_id, data, if_match=None, source=SOURCE_EDIT):
     """Write the keys sent; updated_at and the version move only when a non-presentation field really
     changes, and a change of title, type or content is recorded in the history."""
+    return retrying(lambda: _update_diagram(user, diagram_id, dict(data), if_match, source))
+
+
+def _update_diagram(user, diagram_id, data, if_match, source):
     expected_version = data.pop("expected_version", None)
-    diagram = owned_diagram(user, diagram_id, for_update=True)
+    editing = open_diagram(user, diagram_id)
+    diagram = editing.diagram
     ensure_version(diagram, if_match, expected_version)
     if "content" in data or "diagram_type" in data:
         ensure_content_fits(data.get("content", diagram.content), data.get("diagram_type", diagram.diagram_type))
-    history = plan_change(diagram, State.of(diagram).updated(data), user.id, source, revision_limit(user))
+    history = plan_change(editing, State.of(diagram).updated(data), user.id, source, revision_limit(user))
     # Before any attribute changes, so the locked count still holds the stored sizes.
     growth = sum(utf8_size(data[name]) - getattr(diagram, f"{name}_size") for name in MEASURED_FIELDS if name in data)
     ensure_room(user, {"storage": history.charged(growth) if history else growth})
@@ -81,10 +95,10 @@ def update_diagram(user, diagram_id, data, if_match=None, source=SOURCE_EDIT):
     edited = any(getattr(diagram, key) != value for key, value in data.items() if key not in PRESENTATION_FIELDS)
     for key, value in data.items():
         setattr(diagram, key, value)
-    if history:
-        history.apply()
     if edited:
         bump_version(diagram)
+    if history:
+        history.apply()
     db.session.commit()
     return diagram
 
@@ -99,14 +113,18 @@ def delete_diagram(user, diagram_id):
 
 def move_diagram(user, diagram_id, target_project_id, if_match=None):
     """Move the diagram to the root of another (or the same) project of the caller."""
-    diagram = owned_diagram(user, diagram_id, for_update=True)
+    return retrying(lambda: _move_diagram(user, diagram_id, target_project_id, if_match))
+
+
+def _move_diagram(user, diagram_id, target_project_id, if_match):
+    diagram = owned_diagram(user, diagram_id)
     ensure_version(diagram, if_match)
     target = db.session.scalar(select(Project.id).where(Project.id == str(target_project_id),
                                                         Project.user_id == user.id))
     if target is None:
         raise NotFound(_("Target project not found"))
-    diagram.project_id, diagram.folder_id = target, None
     bump_version(diagram)
+    diagram.project_id, diagram.folder_id = target, None
     db.session.commit()
     return diagram
 

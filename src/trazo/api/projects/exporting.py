@@ -3,11 +3,13 @@
 The formats are written by archive/ (docs/export-format.md); here the caller's project is read from
 the database, the diagrams' texts a batch at a time, into a temporary file (in memory while small),
 then sent from that file after the request has given its database connection back, so neither a
-large project nor a slow client holds much memory or a connection.
+large project nor a slow client holds much memory or a connection. With `include_history`, a ZIP also
+holds each diagram's revisions, read a batch at a time too (export_history.py).
 """
 import re
 import tempfile
 import unicodedata
+from functools import partial
 from urllib.parse import quote
 
 from flask import Response, request
@@ -21,6 +23,7 @@ from ...archive.zip_export import write_zip, zip_size_bound
 from ...core.ownership import folder_of_project, owned_project
 from ...extensions import db
 from ...models.content import Diagram, Folder
+from .export_history import history_rows, history_stats
 
 ZIP_TYPE = "application/zip"
 MARKDOWN_TYPE = "text/markdown"  # Flask adds "; charset=utf-8" to text types
@@ -43,13 +46,18 @@ def _snapshot(user, project_id, query):
         folders = db.session.scalars(select(Folder).where(Folder.project_id == project.id)
                                      .order_by(func.lower(Folder.name), Folder.id)).all()
     folders = [ExportFolder(folder.id, folder.name, folder.color) for folder in folders]
+    with_history = query["include_history"] and query["format"] == "zip"  # Markdown carries no history
+    stats = history_stats(project.id, folders[0].id if query["folder_id"] else None) if with_history else {}
     return ExportSnapshot(
         project={"id": project.id, "name": project.name, "emoji": project.emoji, "description": project.description},
         scope_folder=folders[0] if query["folder_id"] else None,
         folders=folders,
-        diagrams=[ExportDiagram(*row) for row in db.session.execute(diagrams.order_by(Diagram.created_at, Diagram.id))],
+        diagrams=[ExportDiagram(*row, revision_count=stats[row.id].count if row.id in stats else 0)
+                  for row in db.session.execute(diagrams.order_by(Diagram.created_at, Diagram.id))],
         with_descriptions=query["descriptions"],
-        read_texts=diagram_texts)
+        read_texts=diagram_texts,
+        with_history=with_history,
+        read_history=partial(history_rows, stats))
 
 
 def _batches(diagrams, size):
@@ -115,7 +123,8 @@ def export_response(user, project_id, query):
 
 def export_summary(user, project_id, query):
     """Counts, size in bytes and (Markdown for AI) a token estimate of the same export.
-    A ZIP's size is an upper bound from the sizes kept in the database: nothing is read or compressed."""
+    A ZIP's size is an upper bound from the sizes kept in the database (revisions included when asked
+    for): nothing is read, decompressed or compressed."""
     snapshot = _snapshot(user, project_id, query)
     tokens, upper_bound = None, False
     if query["format"] == "markdown":

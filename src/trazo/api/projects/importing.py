@@ -1,8 +1,8 @@
 """Import files into a project: preview (dry run) or create everything in one transaction.
 
 archive/ reads the uploads (each archive opened once) and plans what they hold; here the plan is
-placed in the project (existing folders, titles not yet taken), checked against the caller's quotas
-and, unless it is a dry run, written.
+placed in the project (existing folders, titles not yet taken), given its history (import_history.py),
+checked against the caller's quotas and, unless it is a dry run, written.
 """
 import logging
 from dataclasses import dataclass, field
@@ -31,6 +31,7 @@ from ...models.content import (
     utf8_size,
 )
 from ..fields import DESCRIPTION_MAX
+from .import_history import DiffBudget, history_bound, history_rows, settle_histories
 
 log = logging.getLogger(__name__)
 
@@ -124,19 +125,21 @@ def _diagram_usage(user):
                              .where(Project.user_id == user.id))
 
 
-def _additions(plan):
-    """What the import adds to the caller's quota counters: diagrams, and bytes of content and descriptions."""
+def _additions(plan, history_bytes):
+    """What the import adds to the caller's quota counters: diagrams, and bytes of content, descriptions
+    and history (stored, compressed)."""
     size = sum(utf8_size(planned.content) + utf8_size(planned.description[:DESCRIPTION_MAX])
                for planned in plan.diagrams)
-    return {"diagrams": len(plan.diagrams), "storage": size}
+    return {"diagrams": len(plan.diagrams), "storage": size + history_bytes}
 
 
 def _quota_preview(user, plan):
     """Whether the caller's quotas allow the import; a dry run reports a refusal instead of raising it.
-    The counters shown are diagrams; a storage refusal only turns `allowed` off."""
+    The counters shown are diagrams; a storage refusal only turns `allowed` off. The history counts at
+    the most it can weigh compressed (history_bound), so a preview may refuse what the import allows."""
     usage = _diagram_usage(user)
     try:
-        ensure_room(user, _additions(plan))
+        ensure_room(user, _additions(plan, history_bound(plan)))
     except Forbidden as refused:
         detail = refused.detail if isinstance(refused.detail, dict) else {}
         limit = detail.get("limit") if detail.get("resource_type") == "diagrams" else None
@@ -152,26 +155,30 @@ def _folder_id(planned, target):
     return planned.folder.id if planned.folder is not None else None
 
 
-def _create(user, project, plan, target):
-    """Insert the new folders and every diagram; the caller commits or rolls back."""
-    ensure_room(user, _additions(plan))
-    usage = _diagram_usage(user)
-    now = utcnow()
+def _create(user, project, plan, target, now):
+    """Insert the new folders, every diagram and their revisions; the caller commits or rolls back."""
     new_folders = []
     for planned in plan.folders.values():
         if planned.id is None:
             planned.id = new_id()
             new_folders.append(Folder(id=planned.id, project_id=project.id, name=planned.name,
                                       color=planned.color or DEFAULT_FOLDER_COLOR, created_at=now, updated_at=now))
-    db.session.add_all(new_folders)
-    db.session.flush()
     diagrams = [Diagram(id=new_id(), project_id=project.id, folder_id=_folder_id(planned, target),
                         title=planned.title, content=planned.content,
                         description=planned.description[:DESCRIPTION_MAX],
                         diagram_type=planned.diagram_type, config=default_diagram_config(),
                         user_preferences=default_user_preferences(), created_at=now, updated_at=now)
                 for planned in plan.diagrams]
+    budget = DiffBudget()
+    revisions = [row for diagram, planned in zip(diagrams, plan.diagrams, strict=True)
+                 for row in history_rows(diagram, planned, user.id, budget)]
+    ensure_room(user, _additions(plan, sum(diagram.history_size for diagram in diagrams)))
+    usage = _diagram_usage(user)
+    db.session.add_all(new_folders)
+    db.session.flush()
     db.session.add_all(diagrams)
+    db.session.flush()  # the revisions' rows refer to the diagrams'
+    db.session.add_all(revisions)
     db.session.flush()
     return {"current_usage": usage + len(diagrams), "limit": None, "allowed": True,
             "created_diagram_ids": [diagram.id for diagram in diagrams],
@@ -187,6 +194,8 @@ def import_files(user, project_id, files, folder_id, dry_run):
     if target is not None:
         plan.flatten()
     _place(project, plan, target)
+    now = utcnow()
+    settle_histories(user, plan, now)
     target_name = target.name if target is not None else None
     if dry_run:
         return ImportPreview(plan, target_name, **_quota_preview(user, plan))
@@ -194,7 +203,7 @@ def import_files(user, project_id, files, folder_id, dry_run):
         raise BadRequest({"error": "nothing_to_import", "skipped": plan.skipped,
                           "message": _("None of the files holds a diagram that can be imported.")})
     try:
-        result = _create(user, project, plan, target)
+        result = _create(user, project, plan, target, now)
         db.session.commit()
     except AppError:
         db.session.rollback()

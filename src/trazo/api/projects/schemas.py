@@ -45,6 +45,8 @@ class ExportQuerySchema(BaseSchema):
     variant = ma.fields.String(load_default="ai", validate=ma.validate.OneOf(("ai", "standard")))
     descriptions = ma.fields.Boolean(load_default=True)
     folder_id = ma.fields.String(load_default=None)
+    include_history = ma.fields.Boolean(load_default=False, metadata={
+        "description": "ZIP only: add each diagram's revisions (docs/export-format.md, History)"})
 
 
 class ExportSummarySchema(BaseSchema):
@@ -71,6 +73,9 @@ class ImportedDiagramSchema(BaseSchema):
     folder = ma.fields.String(allow_none=True, attribute="folder_name")
     source = ma.fields.String()
     has_description = ma.fields.Boolean()
+    revision_count = ma.fields.Integer(metadata={
+        "description": "Revisions it gets: those of the archive's history (within the plan's limit), and one "
+                       "of source import when the newest of them does not hold the imported state"})
     warnings = ma.fields.List(ma.fields.String())
 
 

@@ -5,7 +5,16 @@ from sqlalchemy import func, select
 from ...core.content_limits import ensure_content_fits
 from ...core.diagram_types import FREEHAND
 from ...core.diffs import sketch_changes, unified_diff
-from ...core.history import State, bump_version, decompress, plan_change, revision_limit, start_history
+from ...core.history import (
+    State,
+    bump_version,
+    decompress,
+    open_diagram,
+    plan_change,
+    retrying,
+    revision_limit,
+    start_history,
+)
 from ...core.ownership import owned_diagram
 from ...core.quotas import ensure_room
 from ...errors import Conflict, found_or_404
@@ -91,12 +100,17 @@ def _diff_label(side):
 def label_current(user, diagram_id, label):
     """Name the diagram's current state (its newest revision); a diagram from before history gets it
     recorded first."""
-    diagram = owned_diagram(user, diagram_id, for_update=True)
+    return retrying(lambda: _label_current(user, diagram_id, label))
+
+
+def _label_current(user, diagram_id, label):
+    diagram = owned_diagram(user, diagram_id)
     newest = db.session.scalar(select(DiagramRevision).where(DiagramRevision.diagram_id == diagram.id)
                                .order_by(DiagramRevision.number.desc()).limit(1))
     if newest is None:
         newest = start_history(diagram, user.id, SOURCE_CREATE, diagram.updated_at, label)
         ensure_room(user, {"storage": newest.stored_size})
+        db.session.flush()  # the diagram's new history size, with its version check (a save in between retries)
         db.session.add(newest)
     elif newest.label is not None:
         raise Conflict(_('The current version is already named "%(label)s"; rename that revision instead.',
@@ -116,17 +130,22 @@ def rename_label(user, diagram_id, number, label):
 
 def restore_revision(user, diagram_id, number):
     """The diagram takes revision `number`'s title, type and content, recorded as a new revision."""
-    diagram = owned_diagram(user, diagram_id, for_update=True)
+    return retrying(lambda: _restore_revision(user, diagram_id, number))
+
+
+def _restore_revision(user, diagram_id, number):
+    editing = open_diagram(user, diagram_id)
+    diagram = editing.diagram
     revision = _revision(diagram.id, number)
     state = State(revision.title, revision.diagram_type, decompress(revision.content))
     ensure_content_fits(state.content, state.diagram_type)
-    history = plan_change(diagram, state, user.id, SOURCE_RESTORE, revision_limit(user))
+    history = plan_change(editing, state, user.id, SOURCE_RESTORE, revision_limit(user))
     if history is None:  # already the current state
         return diagram
     growth = utf8_size(state.content) - diagram.content_size
     ensure_room(user, {"storage": history.charged(growth)})
+    bump_version(diagram)
     diagram.title, diagram.diagram_type, diagram.content = state.title, state.diagram_type, state.content
     history.apply()
-    bump_version(diagram)
     db.session.commit()
     return diagram

@@ -1,0 +1,98 @@
+"""The revisions an export with history holds, read from the database a batch at a time.
+
+Small histories are read several diagrams at once, up to about BATCH_BYTES of stored (compressed)
+content or BATCH_ROWS revisions; a larger one alone, a page of revisions at a time sized by its largest
+revision; each content is decompressed only as it is handed over. So an export holds a few revisions
+in memory, never a project's history.
+"""
+from dataclasses import dataclass
+
+from sqlalchemy import func, null, select
+
+from ...archive.history import ExportRevision
+from ...core.history import decompress
+from ...extensions import db
+from ...models.content import Diagram
+from ...models.history import DiagramRevision
+
+BATCH_BYTES = 4 * 1024 * 1024
+BATCH_ROWS = 200
+METADATA_ROWS = 2000  # revisions read at once without their contents
+METADATA = (DiagramRevision.number, DiagramRevision.title, DiagramRevision.diagram_type, DiagramRevision.source,
+            DiagramRevision.label, DiagramRevision.created_at, DiagramRevision.updated_at,
+            DiagramRevision.content_hash, DiagramRevision.content_size, DiagramRevision.lines_added,
+            DiagramRevision.lines_removed)
+
+
+@dataclass(frozen=True)
+class HistoryStats:
+    count: int = 0
+    stored: int = 0  # bytes of compressed content
+    largest: int = 0  # the largest revision's
+
+
+def history_stats(project_id, folder_id=None):
+    """diagram id -> HistoryStats of the project's diagrams (or one folder's) that have revisions."""
+    statement = (select(DiagramRevision.diagram_id, func.count(DiagramRevision.id),
+                        func.sum(DiagramRevision.stored_size), func.max(DiagramRevision.stored_size))
+                 .join(Diagram, Diagram.id == DiagramRevision.diagram_id).where(Diagram.project_id == project_id)
+                 .group_by(DiagramRevision.diagram_id))
+    if folder_id is not None:
+        statement = statement.where(Diagram.folder_id == folder_id)
+    return {row[0]: HistoryStats(row[1], row[2] or 0, row[3] or 0) for row in db.session.execute(statement)}
+
+
+def _columns(with_content):
+    return (DiagramRevision.diagram_id, *METADATA, DiagramRevision.content if with_content else null())
+
+
+def _handed(diagram, row, with_content):
+    return diagram, ExportRevision(*row[1:-1]), decompress(row[-1]) if with_content else None
+
+
+def _read_together(group, with_content):
+    if not group:
+        return
+    by_diagram = {}
+    for row in db.session.execute(select(*_columns(with_content))
+                                  .where(DiagramRevision.diagram_id.in_([diagram.id for diagram in group]))
+                                  .order_by(DiagramRevision.diagram_id, DiagramRevision.number)):
+        by_diagram.setdefault(row[0], []).append(row)
+    for diagram in group:
+        for row in by_diagram.pop(diagram.id, ()):
+            yield _handed(diagram, row, with_content)
+
+
+def _read_alone(diagram, stats, with_content):
+    """A large history, `page` revisions at a time (by number)."""
+    page = max(1, min(BATCH_ROWS, BATCH_BYTES // max(stats.largest, 1))) if with_content else METADATA_ROWS
+    after = 0
+    while True:
+        rows = db.session.execute(select(*_columns(with_content))
+                                  .where(DiagramRevision.diagram_id == diagram.id, DiagramRevision.number > after)
+                                  .order_by(DiagramRevision.number).limit(page)).all()
+        for row in rows:
+            yield _handed(diagram, row, with_content)
+        if len(rows) < page:
+            return
+        after = rows[-1][1]
+
+
+def history_rows(stats, diagrams, with_content=True):
+    """(diagram, ExportRevision, content) for the revisions of `diagrams`, in their order then by number
+    (content None without content); `stats` is what history_stats() found."""
+    rows_cap = BATCH_ROWS if with_content else METADATA_ROWS
+    group, weight, count = [], 0, 0
+    for diagram in diagrams:
+        measured = stats.get(diagram.id, HistoryStats())
+        size = measured.stored if with_content else 0
+        alone = measured.count > rows_cap or size > BATCH_BYTES
+        if group and (alone or weight + size > BATCH_BYTES or count + measured.count > rows_cap):
+            yield from _read_together(group, with_content)
+            group, weight, count = [], 0, 0
+        if alone:
+            yield from _read_alone(diagram, measured, with_content)
+            continue
+        group.append(diagram)
+        weight, count = weight + size, count + measured.count
+    yield from _read_together(group, with_content)
