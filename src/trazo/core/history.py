@@ -25,17 +25,16 @@ from typing import NamedTuple
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy import and_, bindparam, delete, func, select, update
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.http import parse_etags
 
 from ..errors import Conflict, NotFound, PreconditionFailed
 from ..extensions import db
 from ..models.base import new_id, utcnow
-from ..models.content import Diagram
+from ..models.content import Diagram, Project
 from ..models.history import SOURCE_API, SOURCE_CREATE, SOURCE_EDIT, DiagramRevision
 from .diffs import line_changes
-from .ownership import owned_diagram_statement
 from .plans import plan_for
 
 AMENDABLE_SOURCES = frozenset({SOURCE_EDIT, SOURCE_API})
@@ -45,6 +44,18 @@ TEXT_ENCODING = ("utf-8", "surrogatepass")
 HEAD_COLUMNS = (DiagramRevision.id, DiagramRevision.number, DiagramRevision.label, DiagramRevision.source,
                 DiagramRevision.author_id, DiagramRevision.created_at, DiagramRevision.stored_size,
                 DiagramRevision.content)
+# The statements of every save, built once (building them costs more than running them on SQLite).
+_NEWEST = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
+           .correlate(Diagram).scalar_subquery())
+OPEN_DIAGRAM = (select(Diagram, *HEAD_COLUMNS).join(Project, Project.id == Diagram.project_id)
+                .outerjoin(DiagramRevision, and_(DiagramRevision.diagram_id == Diagram.id,
+                                                 DiagramRevision.number >= _NEWEST - 1))
+                .where(Diagram.id == bindparam("diagram_id"), Project.user_id == bindparam("user_id"))
+                .order_by(DiagramRevision.number.desc()))
+AMENDED_COLUMNS = ("title", "diagram_type", "content", "content_size", "stored_size", "content_hash", "lines_added",
+                   "lines_removed", "updated_at")
+AMEND_REVISION = (update(DiagramRevision).where(DiagramRevision.id == bindparam("revision_id"))
+                  .values({name: bindparam(f"new_{name}") for name in AMENDED_COLUMNS}))
 
 
 @dataclass(frozen=True)
@@ -125,8 +136,8 @@ class Change:
         if self.pruned:
             db.session.execute(delete(DiagramRevision).where(DiagramRevision.id.in_([i for i, _ in self.pruned])))
         if self.amended_id is not None:
-            db.session.execute(update(DiagramRevision).where(DiagramRevision.id == self.amended_id)
-                               .values(**self.amended_columns))
+            values = {f"new_{name}": value for name, value in self.amended_columns.items()}
+            db.session.execute(AMEND_REVISION, {"revision_id": self.amended_id, **values})
         db.session.add_all(self.new)
 
 
@@ -181,13 +192,7 @@ def open_diagram(user, diagram_id):
     before any revision is written (Change.apply), else the save is read and planned again (`retrying`).
     (A row lock would not do: a SELECT ... FOR UPDATE that waited returns the newer diagram row with the
     revisions of its older snapshot.)"""
-    newest = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
-              .correlate(Diagram).scalar_subquery())
-    statement = (owned_diagram_statement(user, diagram_id).add_columns(*HEAD_COLUMNS)
-                 .outerjoin(DiagramRevision, and_(DiagramRevision.diagram_id == Diagram.id,
-                                                  DiagramRevision.number >= newest - 1))
-                 .order_by(DiagramRevision.number.desc()))
-    rows = db.session.execute(statement).all()
+    rows = db.session.execute(OPEN_DIAGRAM, {"diagram_id": str(diagram_id), "user_id": user.id}).all()
     if not rows:
         raise NotFound(_("Diagram not found"))
     return Editing(rows[0][0], [Head(*row[1:]) for row in rows if row[1] is not None])

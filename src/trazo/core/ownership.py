@@ -30,12 +30,8 @@ def folder_of_project(project_id, folder_id):
                   _("Folder not found"))
 
 
-def owned_diagram_statement(user, diagram_id):
-    """The SELECT of the caller's diagram `diagram_id` (nothing when another user owns it)."""
-    return (select(Diagram).join(Project, Project.id == Diagram.project_id)
-            .where(Diagram.id == str(diagram_id), Project.user_id == user.id))
-
-
 def owned_diagram(user, diagram_id):
     """The caller's diagram `diagram_id`, or NotFound."""
-    return _owned(owned_diagram_statement(user, diagram_id), _("Diagram not found"))
+    return _owned(select(Diagram).join(Project, Project.id == Diagram.project_id)
+                  .where(Diagram.id == str(diagram_id), Project.user_id == user.id),
+                  _("Diagram not found"))

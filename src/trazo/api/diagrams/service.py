@@ -3,6 +3,8 @@
 Every change of a diagram's title, type or content is recorded in its history, and a write that names
 the version it was based on (If-Match, expected_version) is refused when that version is no longer
 current (core/history.py, docs/history.md)."""
+from types import SimpleNamespace
+
 from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
@@ -99,8 +101,15 @@ def _update_diagram(user, diagram_id, data, if_match, source):
         bump_version(diagram)
     if history:
         history.apply()
+    return _committed(diagram)
+
+
+def _committed(diagram):
+    """Commit, and answer with the diagram's values as written: the commit expires the row, and dumping it
+    would read it back (one more statement on every autosave)."""
+    values = SimpleNamespace(**{column.key: getattr(diagram, column.key) for column in Diagram.__mapper__.column_attrs})
     db.session.commit()
-    return diagram
+    return values
 
 
 def delete_diagram(user, diagram_id):
