@@ -124,6 +124,17 @@ def other_user(admin, make_user):
 
 
 @pytest.fixture
+def configure(app, monkeypatch):
+    """Change app settings for this test only: configure(FREE_PLAN_MAX_STORAGE_MB=1)."""
+
+    def change(**values):
+        for name, value in values.items():
+            monkeypatch.setitem(app.config, name, value)
+
+    return change
+
+
+@pytest.fixture
 def count_queries(app):
     """Count the SQL statements a block of requests runs: `with count_queries() as counted: ...`."""
 

@@ -1,4 +1,5 @@
 """Test helpers: an HTTP client bound to an address and a token, and assertions on error shapes."""
+import threading
 from dataclasses import dataclass, field
 
 PASSWORD = "Sturdy-Passw0rd!"
@@ -96,3 +97,26 @@ def create_diagram(client, project_id, **fields):
     response = client.post(f"/projects/{project_id}/diagrams", json=body)
     assert response.status_code == 201, response.json
     return response.json
+
+
+def save_diagram(web, diagram_id, **fields):
+    """PUT the fields, assert 200, return the diagram."""
+    response = web.put(f"/diagrams/{diagram_id}", json=fields)
+    assert response.status_code == 200, response.json
+    return response.json
+
+
+def at_once(count, action):
+    """`action(index)` in `count` threads released at the same instant; their results, sorted."""
+    barrier, results = threading.Barrier(count), []
+
+    def run(index):
+        barrier.wait()
+        results.append(action(index))
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(results)

@@ -27,17 +27,6 @@ RESET_ANSWER = {"message": "If the email exists, a reset link has been sent"}
 
 
 @pytest.fixture
-def configure(app, monkeypatch):
-    """Change app settings for one test (restored afterwards)."""
-
-    def change(**values):
-        for name, value in values.items():
-            monkeypatch.setitem(app.config, name, value)
-
-    return change
-
-
-@pytest.fixture
 def refusing_sink():
     def start(refusals):
         sink = RefusingSmtpSink(refusals)

@@ -54,7 +54,8 @@ OPEN_DIAGRAM = (select(Diagram, *HEAD_COLUMNS).join(Project, Project.id == Diagr
                 .order_by(DiagramRevision.number.desc()))
 AMENDED_COLUMNS = ("title", "diagram_type", "content", "content_size", "stored_size", "content_hash", "lines_added",
                    "lines_removed", "updated_at")
-AMEND_REVISION = (update(DiagramRevision).where(DiagramRevision.id == bindparam("revision_id"))
+AMEND_REVISION = (update(DiagramRevision).where(DiagramRevision.id == bindparam("revision_id"),
+                                                 DiagramRevision.label.is_(None))
                   .values({name: bindparam(f"new_{name}") for name in AMENDED_COLUMNS}))
 
 
@@ -137,7 +138,9 @@ class Change:
             db.session.execute(delete(DiagramRevision).where(DiagramRevision.id.in_([i for i, _ in self.pruned])))
         if self.amended_id is not None:
             values = {f"new_{name}": value for name, value in self.amended_columns.items()}
-            db.session.execute(AMEND_REVISION, {"revision_id": self.amended_id, **values})
+            amended = db.session.execute(AMEND_REVISION, {"revision_id": self.amended_id, **values})
+            if amended.rowcount != 1:  # named meanwhile: a labelled revision is never amended
+                raise StaleDataError(f"revision {self.amended_id} was labelled during the save")
         db.session.add_all(self.new)
 
 

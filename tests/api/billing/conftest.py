@@ -20,20 +20,6 @@ def stripe_server():
 
 
 @pytest.fixture
-def configure(app):
-    """Set app.config keys for one test; every change is undone afterwards."""
-    saved = {}
-
-    def apply(**settings):
-        for name, value in settings.items():
-            saved.setdefault(name, app.config.get(name))
-            app.config[name] = value
-
-    yield apply
-    app.config.update(saved)
-
-
-@pytest.fixture
 def stripe_api(stripe_server, configure):
     """Billing configured by settings, against the fake Stripe."""
     stripe_server.reset()

@@ -1,6 +1,5 @@
 """Plan limits (API.md §10): enforced on project and diagram creation, atomically, live, never
 for administrators; the FREE plan comes from the settings and is editable; `flask seed`."""
-import threading
 
 import pytest
 
@@ -9,7 +8,7 @@ from trazo.errors import Forbidden
 from trazo.extensions import db
 from trazo.models import User
 
-from ...helpers import ApiClient, error_detail
+from ...helpers import ApiClient, at_once, error_detail
 
 DIAGRAM = {"title": "Flow", "content": "graph TD; a-->b", "diagram_type": "mermaid"}
 
@@ -70,19 +69,9 @@ def test_a_paid_plan_lifts_the_limit_even_while_a_payment_fails(user, make_plan,
 
 def _race(app, token, attempts):
     """`attempts` project creations released at the same instant; their statuses."""
-    barrier, statuses = threading.Barrier(attempts), []
-
-    def create(index):
-        web = ApiClient(app.test_client(), f"10.7.0.{index}", token)
-        barrier.wait()
-        statuses.append(web.post("/projects", json={"name": f"Race {index}"}).status_code)
-
-    threads = [threading.Thread(target=create, args=(index,)) for index in range(attempts)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return sorted(statuses)
+    clients = [ApiClient(app.test_client(), f"10.7.0.{index}", token) for index in range(attempts)]
+    return at_once(attempts, lambda index: clients[index].post("/projects", json={"name": f"Race {index}"})
+                   .status_code)
 
 
 def test_concurrent_creations_cannot_pass_the_limit(app, admin, user):

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from ...helpers import create_diagram, create_folder, create_project, error_detail
+from ...helpers import create_diagram, create_folder, create_project, error_detail, save_diagram
 from .test_import import upload
 from .zips import make_zip
 
@@ -22,12 +22,6 @@ PAGE = {"page_size": 100}
 def every_save_is_a_revision(app, monkeypatch):
     """No autosave coalescing: each save records its own revision."""
     monkeypatch.setitem(app.config, "REVISION_COALESCE_SECONDS", 0)
-
-
-def _save(web, diagram_id, **fields):
-    response = web.put(f"/diagrams/{diagram_id}", json=fields)
-    assert response.status_code == 200, response.json
-    return response.json
 
 
 def _export(web, project_id, **query):
@@ -67,10 +61,10 @@ def history(user, every_save_is_a_revision):
     project = create_project(user, name="Plataforma")
     payments = create_folder(user, project["id"], name="Pagos")
     login = create_diagram(user, project["id"], title="Login", content=FLOW, description="Entrada")
-    _save(user, login["id"], content=FLOW + "\n  B --> C")
+    save_diagram(user, login["id"], content=FLOW + "\n  B --> C")
     assert user.post(f"/diagrams/{login['id']}/revisions", json={"label": "Primera versión"}).status_code == 201
-    _save(user, login["id"], title="Acceso", diagram_type="plantuml", content="@startuml\nA -> B\n@enduml")
-    _save(user, login["id"], content="@startuml\nA -> B\nB -> C\n@enduml")
+    save_diagram(user, login["id"], title="Acceso", diagram_type="plantuml", content="@startuml\nA -> B\n@enduml")
+    save_diagram(user, login["id"], content="@startuml\nA -> B\nB -> C\n@enduml")
     cobro = create_diagram(user, project["id"], title="Cobro", folder_id=payments["id"], diagram_type="d2",
                            content="a -> b")
     return {"project": project, "login": login, "cobro": cobro}
@@ -120,7 +114,7 @@ def test_histories_read_in_small_batches_come_out_whole_and_in_order(user, histo
     for n in range(3):
         extra = create_diagram(user, project_id, title=f"Extra {n}", content=f"graph TD\n  E{n}")
         for edit in range(n):
-            _save(user, extra["id"], content=f"graph TD\n  E{n} --> F{edit}")
+            save_diagram(user, extra["id"], content=f"graph TD\n  E{n} --> F{edit}")
     whole = _zip(_export(user, project_id, include_history="true"))
     bound = user.get(f"/projects/{project_id}/export/summary", query_string={"include_history": "true"}).json
     for name, value in (("BATCH_ROWS", 2), ("METADATA_ROWS", 3), ("BATCH_BYTES", 60)):
@@ -193,7 +187,7 @@ def test_an_imported_history_goes_on_with_the_next_edit(user, history, every_sav
     archive = _export(user, history["project"]["id"], include_history="true").data
     destination = create_project(user, name="Copia")
     login_copy = upload(user, destination["id"], [("export.zip", archive)]).json["created_diagram_ids"][0]
-    _save(user, login_copy, content="@startuml\nC -> D\n@enduml")
+    save_diagram(user, login_copy, content="@startuml\nC -> D\n@enduml")
     assert [(r["number"], r["source"]) for r in _revisions(user, login_copy)][-2:] == [(4, "edit"), (5, "edit")]
 
 

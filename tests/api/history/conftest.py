@@ -19,17 +19,6 @@ def diagram(user, project):
 
 
 @pytest.fixture
-def setting(app, monkeypatch):
-    """Set app.config keys for this test only."""
-
-    def apply(**settings):
-        for name, value in settings.items():
-            monkeypatch.setitem(app.config, name, value)
-
-    return apply
-
-
-@pytest.fixture
 def rows(app):
     """The revision rows of a diagram, oldest first (read from the database)."""
 

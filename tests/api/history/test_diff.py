@@ -14,9 +14,9 @@ def _diff(web, diagram_id, number, **query):
 
 
 @pytest.fixture
-def edited(user, diagram, setting):
+def edited(user, diagram, configure):
     """Revisions 1 (A-->B), 2 (B-->C added), 3 (A-->B changed to A-->X); the diagram then at X-->Y."""
-    setting(REVISION_COALESCE_SECONDS=0)
+    configure(REVISION_COALESCE_SECONDS=0)
     path = f"/diagrams/{diagram['id']}"
     user.put(path, json={"content": "graph TD\nA-->B\nB-->C\n"})
     user.put(path, json={"content": "graph TD\nA-->X\nB-->C\n", "title": "Flow 3"})
@@ -71,8 +71,8 @@ def _sketch(*elements):
     return json.dumps({"type": "excalidraw", "version": 2, "elements": list(elements), "appState": {}})
 
 
-def test_freehand_revisions_get_a_structural_summary(user, project, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_freehand_revisions_get_a_structural_summary(user, project, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     box = {"id": "box", "type": "rectangle", "x": 0, "y": 0, "width": 10, "height": 10}
     arrow = {"id": "arrow", "type": "arrow", "x": 5, "y": 5}
     text = {"id": "note", "type": "text", "text": "hi", "x": 1, "y": 1}
@@ -91,9 +91,9 @@ def test_a_freehand_revision_that_is_not_a_sketch_has_no_summary(user, project):
     assert body["sketch"] is None and body["lines_added"] == 1
 
 
-def test_the_diff_of_the_largest_diagrams_answers(user, project, setting):
+def test_the_diff_of_the_largest_diagrams_answers(user, project, configure):
     """Two unrelated 1 MiB texts of short lines: the diff falls back to a bounded comparison."""
-    setting(REVISION_COALESCE_SECONDS=0)
+    configure(REVISION_COALESCE_SECONDS=0)
     first = "".join(f"{n}\n" for n in range(200_000))[:1_000_000]
     second = "".join(f"{n * 7}\n" for n in range(200_000))[:1_000_000]
     diagram = create_diagram(user, project["id"], diagram_type="mermaid", content=first.rpartition("\n")[0] + "\n")

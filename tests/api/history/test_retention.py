@@ -21,12 +21,12 @@ def _edits(web, diagram_id, count, start=0):
         assert web.put(f"/diagrams/{diagram_id}", json={"content": f"version {n}\n"}).status_code == 200
 
 
-def test_the_free_plan_keeps_the_settings_number_of_revisions(user, setting):
+def test_the_free_plan_keeps_the_settings_number_of_revisions(user, configure):
     assert _free_plan(user)["max_revisions_per_diagram"] == 50
 
 
-def test_past_the_limit_the_oldest_unlabelled_revisions_are_pruned(user, admin, diagram, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_past_the_limit_the_oldest_unlabelled_revisions_are_pruned(user, admin, diagram, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     admin.put(f"/admin/plans/{_free_plan(user)['id']}", json={"max_revisions_per_diagram": 3})
     _edits(user, diagram["id"], 4)
     assert _numbers(user, diagram["id"]) == [5, 4, 3]
@@ -34,8 +34,8 @@ def test_past_the_limit_the_oldest_unlabelled_revisions_are_pruned(user, admin, 
     assert user.get(f"/diagrams/{diagram['id']}/revisions/1").status_code == 404
 
 
-def test_labelled_revisions_survive_pruning(user, admin, diagram, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_labelled_revisions_survive_pruning(user, admin, diagram, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     admin.put(f"/admin/plans/{_free_plan(user)['id']}", json={"max_revisions_per_diagram": 3})
     user.put(f"/diagrams/{diagram['id']}/revisions/1", json={"label": "Original"})
     _edits(user, diagram["id"], 5)
@@ -43,8 +43,8 @@ def test_labelled_revisions_survive_pruning(user, admin, diagram, setting):
     assert user.get(f"/diagrams/{diagram['id']}/revisions/1").json["label"] == "Original"
 
 
-def test_labels_beyond_the_limit_are_all_kept(user, admin, diagram, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_labels_beyond_the_limit_are_all_kept(user, admin, diagram, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     admin.put(f"/admin/plans/{_free_plan(user)['id']}", json={"max_revisions_per_diagram": 2})
     for n in range(3):
         _edits(user, diagram["id"], 1, start=n)
@@ -53,8 +53,8 @@ def test_labels_beyond_the_limit_are_all_kept(user, admin, diagram, setting):
     assert _numbers(user, diagram["id"]) == [5, 4, 3, 2]
 
 
-def test_an_unlimited_plan_and_administrators_keep_everything(user, admin, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_an_unlimited_plan_and_administrators_keep_everything(user, admin, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     admin.put(f"/admin/plans/{_free_plan(user)['id']}", json={"max_revisions_per_diagram": -1})
     assert _free_plan(user)["max_revisions_per_diagram"] is None
     mine = create_diagram(user, user.post("/projects", json={"name": "P"}).json["id"])
@@ -80,8 +80,8 @@ def _usage(web):
     return web.get("/subscriptions/usage").json["storage"]["current"]
 
 
-def test_revisions_count_toward_storage_at_their_compressed_size(user, project, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_revisions_count_toward_storage_at_their_compressed_size(user, project, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     text = "graph TD\n" + "".join(f"N{n}-->N{n + 1}\n" for n in range(2000))
     diagram = create_diagram(user, project["id"], content=text, description="")
     compressed = len(zlib.compress(text.encode(), 6))
@@ -94,8 +94,8 @@ def test_revisions_count_toward_storage_at_their_compressed_size(user, project, 
     assert _usage(user) == 0
 
 
-def test_history_that_would_pass_the_quota_is_refused_and_nothing_is_written(user, project, admin, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_history_that_would_pass_the_quota_is_refused_and_nothing_is_written(user, project, admin, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     admin.put(f"/admin/plans/{_free_plan(user)['id']}", json={"max_storage_mb": 1})
     text = random.Random(7).randbytes(275_000).hex()  # hardly compressible: each revision weighs ~half the text
     diagram = create_diagram(user, project["id"], content=text)
@@ -107,8 +107,8 @@ def test_history_that_would_pass_the_quota_is_refused_and_nothing_is_written(use
     assert _numbers(user, diagram["id"]) == [1] and _usage(user) == before
 
 
-def test_a_restore_past_the_quota_is_refused(user, project, admin, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_a_restore_past_the_quota_is_refused(user, project, admin, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     text = random.Random(8).randbytes(10_000).hex()
     diagram = create_diagram(user, project["id"], content=text)
     user.put(f"/diagrams/{diagram['id']}", json={"content": "tiny"})

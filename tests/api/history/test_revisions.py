@@ -2,19 +2,13 @@
 read routes (docs/history.md)."""
 import pytest
 
-from ...helpers import UNKNOWN_ID, create_diagram, error_detail, validation_errors
+from ...helpers import UNKNOWN_ID, create_diagram, error_detail, save_diagram, validation_errors
 
 MERMAID = "graph TD\nA-->B\n"
 
 
 def _revisions(web, diagram_id, **query):
     response = web.get(f"/diagrams/{diagram_id}/revisions", query_string=query)
-    assert response.status_code == 200, response.json
-    return response.json
-
-
-def _save(web, diagram_id, **fields):
-    response = web.put(f"/diagrams/{diagram_id}", json=fields)
     assert response.status_code == 200, response.json
     return response.json
 
@@ -31,7 +25,7 @@ def test_creating_a_diagram_records_revision_one(user, diagram):
 
 
 def test_an_edit_records_a_revision_with_its_line_counts(user, diagram):
-    _save(user, diagram["id"], content=MERMAID + "B-->C\n")
+    save_diagram(user, diagram["id"], content=MERMAID + "B-->C\n")
     newest = _revisions(user, diagram["id"])["items"][0]
     assert newest["number"] == 2 and newest["source"] == "edit"
     assert (newest["lines_added"], newest["lines_removed"]) == (1, 0)
@@ -41,23 +35,23 @@ def test_an_edit_records_a_revision_with_its_line_counts(user, diagram):
 
 
 def test_saving_identical_content_records_nothing(user, diagram):
-    _save(user, diagram["id"], content=MERMAID, title="Flow", diagram_type="mermaid")
+    save_diagram(user, diagram["id"], content=MERMAID, title="Flow", diagram_type="mermaid")
     assert _revisions(user, diagram["id"])["total"] == 1
 
 
 def test_saving_only_the_view_or_the_description_records_nothing(user, diagram):
-    _save(user, diagram["id"], viewport_zoom=2.0, description="new words", config={"background_color": "#000"})
+    save_diagram(user, diagram["id"], viewport_zoom=2.0, description="new words", config={"background_color": "#000"})
     assert _revisions(user, diagram["id"])["total"] == 1
 
 
 def test_a_title_or_type_change_is_recorded(user, diagram):
-    _save(user, diagram["id"], title="Renamed")
+    save_diagram(user, diagram["id"], title="Renamed")
     assert _revisions(user, diagram["id"])["items"][0]["title"] == "Renamed"
 
 
 def test_autosaves_by_the_same_author_within_the_window_amend_one_revision(user, diagram):
     for n in range(5):
-        _save(user, diagram["id"], content=MERMAID + f"B-->C{n}\n")
+        save_diagram(user, diagram["id"], content=MERMAID + f"B-->C{n}\n")
     page = _revisions(user, diagram["id"])
     assert page["total"] == 2
     newest = page["items"][0]
@@ -67,33 +61,33 @@ def test_autosaves_by_the_same_author_within_the_window_amend_one_revision(user,
 
 
 def test_a_save_after_the_window_starts_a_new_revision(user, diagram, age_revisions):
-    _save(user, diagram["id"], content="one\n")
+    save_diagram(user, diagram["id"], content="one\n")
     age_revisions(diagram["id"], 601)
-    _save(user, diagram["id"], content="two\n")
+    save_diagram(user, diagram["id"], content="two\n")
     assert [item["number"] for item in _revisions(user, diagram["id"])["items"]] == [3, 2, 1]
 
 
-def test_the_window_is_a_setting(user, diagram, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
-    _save(user, diagram["id"], content="one\n")
-    _save(user, diagram["id"], content="two\n")
+def test_the_window_is_a_setting(user, diagram, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
+    save_diagram(user, diagram["id"], content="one\n")
+    save_diagram(user, diagram["id"], content="two\n")
     assert _revisions(user, diagram["id"])["total"] == 3
 
 
 def test_a_save_by_another_author_is_never_merged_into_theirs(user, admin, diagram, age_revisions):
-    _save(user, diagram["id"], content="one\n")
+    save_diagram(user, diagram["id"], content="one\n")
     age_revisions(diagram["id"], 0, author_id=admin.id)  # as if the newest revision were someone else's
-    _save(user, diagram["id"], content="two\n")
+    save_diagram(user, diagram["id"], content="two\n")
     items = _revisions(user, diagram["id"])["items"]
     assert [(item["number"], item["author_id"]) for item in items[:2]] == [(3, user.id), (2, admin.id)]
 
 
 def test_a_labelled_revision_is_never_amended(user, diagram):
-    _save(user, diagram["id"], content="one\n")
+    save_diagram(user, diagram["id"], content="one\n")
     labelled = user.post(f"/diagrams/{diagram['id']}/revisions", json={"label": "  Release 1 "})
     assert labelled.status_code == 201 and labelled.json["label"] == "Release 1" and labelled.json["number"] == 2
     assert labelled.json["content"] == "one\n"
-    _save(user, diagram["id"], content="two\n")
+    save_diagram(user, diagram["id"], content="two\n")
     items = _revisions(user, diagram["id"])["items"]
     assert [(item["number"], item["label"]) for item in items] == [(3, None), (2, "Release 1"), (1, None)]
 
@@ -120,7 +114,7 @@ def test_a_bad_label_is_refused(user, diagram, body):
 
 
 def test_restoring_records_a_new_revision_and_keeps_history(user, diagram):
-    _save(user, diagram["id"], content="changed\n", title="Changed")
+    save_diagram(user, diagram["id"], content="changed\n", title="Changed")
     restored = user.post(f"/diagrams/{diagram['id']}/revisions/1/restore")
     assert restored.status_code == 200
     assert restored.json["content"] == MERMAID and restored.json["title"] == "Flow"
@@ -132,9 +126,9 @@ def test_restoring_records_a_new_revision_and_keeps_history(user, diagram):
 
 
 def test_an_edit_after_a_restore_is_a_revision_of_its_own(user, diagram):
-    _save(user, diagram["id"], content="changed\n")
+    save_diagram(user, diagram["id"], content="changed\n")
     user.post(f"/diagrams/{diagram['id']}/revisions/1/restore")
-    _save(user, diagram["id"], content="after\n")
+    save_diagram(user, diagram["id"], content="after\n")
     assert [item["source"] for item in _revisions(user, diagram["id"])["items"]] == ["edit", "restore", "edit",
                                                                                       "create"]
 
@@ -145,10 +139,10 @@ def test_restoring_the_current_state_records_nothing(user, diagram):
     assert _revisions(user, diagram["id"])["total"] == 1
 
 
-def test_the_list_is_paged_newest_first(user, diagram, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_the_list_is_paged_newest_first(user, diagram, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     for n in range(4):
-        _save(user, diagram["id"], content=f"v{n}\n")
+        save_diagram(user, diagram["id"], content=f"v{n}\n")
     page = _revisions(user, diagram["id"], page=2, page_size=2)
     assert page["total"] == 5 and page["total_pages"] == 3
     assert [item["number"] for item in page["items"]] == [3, 2]
@@ -182,7 +176,7 @@ def test_the_history_routes_need_a_token(client, diagram):
 
 
 def test_deleting_a_diagram_deletes_its_history(user, diagram, rows):
-    _save(user, diagram["id"], content="more\n")
+    save_diagram(user, diagram["id"], content="more\n")
     assert len(rows(diagram["id"])) == 2
     assert user.delete(f"/diagrams/{diagram['id']}").status_code == 200
     assert rows(diagram["id"]) == []
@@ -198,19 +192,19 @@ def test_deleting_a_project_or_the_account_deletes_the_history(user, project, di
 
 
 def test_duplicating_starts_the_copy_with_its_own_history(user, diagram):
-    _save(user, diagram["id"], content="changed\n")
+    save_diagram(user, diagram["id"], content="changed\n")
     copy = user.post(f"/diagrams/{diagram['id']}/duplicate", json={"title": "Copy"}).json
     items = _revisions(user, copy["id"])["items"]
     assert [(item["number"], item["source"], item["title"]) for item in items] == [(1, "duplicate", "Copy")]
     assert user.get(f"/diagrams/{copy['id']}/revisions/1").json["content"] == "changed\n"
 
 
-def test_the_list_runs_a_constant_number_of_statements(user, other_user, setting, count_queries):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_the_list_runs_a_constant_number_of_statements(user, other_user, configure, count_queries):
+    configure(REVISION_COALESCE_SECONDS=0)
     small = create_diagram(other_user, other_user.post("/projects", json={"name": "P"}).json["id"])
     big = create_diagram(user, user.post("/projects", json={"name": "P"}).json["id"])
     for n in range(20):
-        _save(user, big["id"], content=f"v{n}\n" * 50)
+        save_diagram(user, big["id"], content=f"v{n}\n" * 50)
     counts = []
     for web, diagram_id in ((other_user, small["id"]), (user, big["id"])):
         with count_queries() as counted:

@@ -1,11 +1,9 @@
 """No lost update: a diagram's version is its ETag, and a write based on a stale version answers 412
 (docs/history.md); without If-Match or expected_version the write goes through and the overwritten state
 stays in the history."""
-import threading
-
 import pytest
 
-from ...helpers import ApiClient, error_detail, validation_errors
+from ...helpers import ApiClient, at_once, error_detail, validation_errors
 
 
 def _etag(response):
@@ -85,8 +83,8 @@ def test_without_a_precondition_the_last_write_wins_and_the_first_stays_in_histo
     assert contents == [diagram["content"], "tab two"]
 
 
-def test_the_overwritten_state_is_kept_once_the_coalescing_window_has_passed(user, diagram, setting):
-    setting(REVISION_COALESCE_SECONDS=0)
+def test_the_overwritten_state_is_kept_once_the_coalescing_window_has_passed(user, diagram, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
     path = f"/diagrams/{diagram['id']}"
     user.put(path, json={"content": "tab one"})
     user.put(path, json={"content": "tab two"})
@@ -112,26 +110,14 @@ def test_a_stale_write_to_another_users_diagram_is_still_a_404(other_user, diagr
 
 def _two_tabs_save(app, user, path, etag, round_):
     """Two saves (with If-Match `etag`, unless None) released at the same instant; their statuses."""
-    barrier, statuses = threading.Barrier(2), []
-
-    def save(index):
-        web = ApiClient(app.test_client(), f"10.8.{round_}.{index + 1}", user.token)
-        barrier.wait()
-        response = web.put(path, json={"content": f"round {round_} tab {index}"},
-                           headers={"If-Match": etag} if etag else {})
-        statuses.append(response.status_code)
-
-    threads = [threading.Thread(target=save, args=(index,)) for index in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return sorted(statuses)
+    tabs = [ApiClient(app.test_client(), f"10.8.{round_}.{index + 1}", user.token) for index in range(2)]
+    return at_once(2, lambda index: tabs[index].put(path, json={"content": f"round {round_} tab {index}"},
+                                                    headers={"If-Match": etag} if etag else {}).status_code)
 
 
 def test_two_concurrent_writers_with_the_same_etag_one_wins_one_gets_412(app, user, diagram):
-    """Both tabs read version N and save at the same instant: the row lock makes them take turns, so the
-    second sees version N+1 and is refused; repeated so a missing lock shows up reliably."""
+    """Both tabs read version N and save at the same instant: the diagram's UPDATE names the version read,
+    so the overtaken save is read again, sees version N+1 and is refused; repeated so a race shows up."""
     path = f"/diagrams/{diagram['id']}"
     for round_ in range(6):
         statuses = _two_tabs_save(app, user, path, _etag(user.get(path)), round_)
@@ -141,10 +127,10 @@ def test_two_concurrent_writers_with_the_same_etag_one_wins_one_gets_412(app, us
 
 
 def test_two_concurrent_writers_without_a_precondition_both_succeed_and_history_stays_whole(
-        app, user, diagram, setting, rows):
+        app, user, diagram, configure, rows):
     """Without If-Match both saves go through, one after the other (a save that read the diagram before
     the other's write reads it again), and every recorded state is a whole revision with its own number."""
-    setting(REVISION_COALESCE_SECONDS=0)
+    configure(REVISION_COALESCE_SECONDS=0)
     path = f"/diagrams/{diagram['id']}"
     for round_ in range(6):
         assert _two_tabs_save(app, user, path, None, round_) == [200, 200]

@@ -5,17 +5,9 @@ from .fakes import GitHubProvider, OidcProvider, ResendApi, StripeApi
 
 
 @pytest.fixture
-def settings(app):
+def settings(configure):
     """Change app settings for one test; they are restored afterwards."""
-    saved = {}
-
-    def change(**values):
-        for name, value in values.items():
-            saved.setdefault(name, app.config.get(name))
-            app.config[name] = value
-
-    yield change
-    app.config.update(saved)
+    return configure
 
 
 @pytest.fixture(scope="session")

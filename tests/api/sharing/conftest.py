@@ -25,14 +25,9 @@ def diagram(user, project):
 
 
 @pytest.fixture
-def settings(app, monkeypatch):
+def settings(configure):
     """Change settings for this test only: settings(RENDER_BACKEND="local")."""
-
-    def change(**values):
-        for name, value in values.items():
-            monkeypatch.setitem(app.config, name, value)
-
-    return change
+    return configure
 
 
 @pytest.fixture(autouse=True)
