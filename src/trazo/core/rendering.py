@@ -1,0 +1,88 @@
+"""Render a diagram source to SVG with the configured backend; renderer failures become statuses.
+
+Shared by the render route (api/render) and the image links (api/shares, api/diagrams)."""
+import logging
+import time
+
+from flask import current_app
+from flask_babel import gettext as _
+from limits import parse
+
+from ..errors import BadRequest, GatewayTimeout, ServiceUnavailable, TooManyRequests, UpstreamError, ValidationFailed
+from ..extensions import limiter
+from ..ratelimit import client_address
+from ..services import render as renderers
+
+log = logging.getLogger(__name__)
+
+# Names the browser client and other tools use for a type we know under another name.
+ALIASES = {"dot": "graphviz", "uml": "plantuml"}
+
+
+def render(diagram_type, source):
+    """The SVG text of `source` drawn as `diagram_type`."""
+    config = current_app.config
+    renderer = renderers.configured_renderer(config)
+    if renderer is None:
+        log.error("RENDER_BACKEND %r is not one of %s", config["RENDER_BACKEND"], renderers.BACKENDS)
+        raise ServiceUnavailable(_("Diagram rendering is not configured"))
+    kind = diagram_type.strip().lower()
+    kind = ALIASES.get(kind, kind)
+    supported = renderer.supported_types()
+    if kind not in supported and (reason := renderer.refused_types().get(kind)):
+        raise _refusal(kind, reason, supported)
+    if kind not in supported:
+        raise BadRequest(_("Unsupported diagram type '%(type)s'. Supported types: %(types)s",
+                           type=diagram_type, types=", ".join(sorted(supported))))
+    _check_size(kind, source, config)
+    try:
+        return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), _spend_miss_budget)
+    except renderers.DiagramSyntaxError as exc:
+        if exc.line:
+            raise BadRequest(_("Syntax error on line %(line)s: %(message)s", line=exc.line,
+                               message=exc.message)) from exc
+        raise BadRequest(_("Syntax error: %(message)s", message=exc.message)) from exc
+    except renderers.RendererLimitExceeded as exc:
+        raise BadRequest(_("The diagram is too large or too complex to render")) from exc
+    except renderers.RendererTimeout as exc:
+        raise GatewayTimeout(_("The rendering service did not answer in time")) from exc
+    except renderers.RendererBusy as exc:
+        raise ServiceUnavailable(_("The rendering service is busy. Try again in a moment.")) from exc
+    except renderers.RendererFailed as exc:
+        log.warning("%s renderer failed on %s: %s", renderer.name, kind, exc)
+        raise UpstreamError(_("The rendering service failed: %(reason)s", reason=str(exc))) from exc
+
+
+def _refusal(kind, reason, supported):
+    """Why this backend will not draw a type Kroki draws."""
+    types = ", ".join(sorted(supported))
+    if reason == renderers.NO_ENGINE:
+        return BadRequest(_("'%(type)s' diagrams are rendered only through Kroki: this server has no engine "
+                            "of its own for them. Supported types: %(types)s", type=kind, types=types))
+    return BadRequest(_("'%(type)s' diagrams are rendered only through Kroki: their engine can read files or "
+                        "reach the network, so this server does not run it. Supported types: %(types)s",
+                        type=kind, types=types))
+
+
+def _check_size(kind, source, config):
+    """Refuse, before any work, sources whose size alone makes them too costly to draw."""
+    limit = config["RENDER_MAX_SOURCE_BYTES"]
+    if len(source.encode("utf-8")) > limit:
+        raise ValidationFailed("source", _("The source is larger than %(limit)s bytes", limit=limit))
+    if kind == "graphviz":
+        edges, most = renderers.count_edges(source), config["RENDER_MAX_GRAPH_EDGES"]
+        if edges > most:
+            raise BadRequest(_("The graph has %(edges)s edges; at most %(limit)s can be rendered",
+                               edges=edges, limit=most))
+
+
+def _spend_miss_budget():
+    """A render the cache cannot answer costs a process (or a Kroki call): it spends a second, smaller
+    per-address budget, RATE_LIMIT_RENDER_MISS, on top of RATE_LIMIT_RENDER."""
+    if not (limiter.enabled and limiter.initialized):
+        return
+    config = current_app.config
+    item = parse(config["RATE_LIMIT_RENDER_MISS"])
+    key = (config["RATELIMIT_KEY_PREFIX"], "render-miss", client_address())
+    if not limiter.limiter.hit(item, *key):
+        raise TooManyRequests(limiter.limiter.get_window_stats(item, *key).reset_time - time.time())
