@@ -3,6 +3,7 @@
 Shared by the render route (api/render) and the image links (api/shares, api/diagrams)."""
 import logging
 import time
+from contextlib import contextmanager
 
 from flask import current_app
 from flask_babel import gettext as _
@@ -35,8 +36,15 @@ def render(diagram_type, source):
         raise BadRequest(_("Unsupported diagram type '%(type)s'. Supported types: %(types)s",
                            type=diagram_type, types=", ".join(sorted(supported))))
     _check_size(kind, source, config)
-    try:
+    with render_failures(renderer.name, kind):
         return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), _spend_miss_budget)
+
+
+@contextmanager
+def render_failures(renderer_name, kind):
+    """A renderer's (or the rasterizer's) failures as the statuses and localized messages of the API."""
+    try:
+        yield
     except renderers.DiagramSyntaxError as exc:
         if exc.line:
             raise BadRequest(_("Syntax error on line %(line)s: %(message)s", line=exc.line,
@@ -49,7 +57,7 @@ def render(diagram_type, source):
     except renderers.RendererBusy as exc:
         raise ServiceUnavailable(_("The rendering service is busy. Try again in a moment.")) from exc
     except renderers.RendererFailed as exc:
-        log.warning("%s renderer failed on %s: %s", renderer.name, kind, exc)
+        log.warning("%s renderer failed on %s: %s", renderer_name, kind, exc)
         raise UpstreamError(_("The rendering service failed: %(reason)s", reason=str(exc))) from exc
 
 
