@@ -36,8 +36,13 @@ def _documented_path(rule):
 
 
 def _fake_value(rule, name):
-    """A value of the parameter nothing has: a well-formed id, or a number for an integer parameter."""
-    return 2**31 - 1 if re.search(rf"<int(?:\([^)]*\))?:{name}>", rule.rule) else FAKE_ID
+    """A value of the parameter nothing has: a well-formed id, a number for an integer parameter, the
+    first choice of an `any(...)` one."""
+    if re.search(rf"<int(?:\([^)]*\))?:{name}>", rule.rule):
+        return 2**31 - 1
+    if choices := re.search(rf"<any\(([^)]*)\):{name}>", rule.rule):
+        return choices.group(1).split(",")[0].strip()
+    return FAKE_ID
 
 
 def _routes(app, spec, wanted):

@@ -58,6 +58,7 @@ DEFAULT_LIMITS = {
     "RATE_LIMIT_RENDER": "60/minute",
     "RATE_LIMIT_RENDER_MISS": "10/minute",
     "RATE_LIMIT_SHARED_PUBLIC": "60/minute",
+    "RATE_LIMIT_SHARED_IMAGE": "300/minute",
     "RATE_LIMIT_EXPORT": "30/minute",
     "RATE_LIMIT_REVISION_DIFF": "30/minute",
     "RATE_LIMIT_EXPORT_SUMMARY": "60/minute",

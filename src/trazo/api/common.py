@@ -100,3 +100,14 @@ class PreconditionHeadersSchema(BaseSchema):
 def with_etag(diagram):
     """A view's answer of `diagram` with its ETag header (its version)."""
     return diagram, {"ETag": etag(diagram)}
+
+
+class ImageQuerySchema(BaseSchema):
+    theme = ma.fields.String(load_default="light", validate=ma.validate.OneOf(("light", "dark")),
+                             metadata={"description": "Mermaid's theme; other languages ignore it"})
+
+
+class ConditionalHeadersSchema(BaseSchema):
+    """The If-None-Match header of a conditional read: 304 when it names the current ETag."""
+
+    if_none_match = ma.fields.String(data_key="If-None-Match", load_default=None)

@@ -7,10 +7,18 @@ moved on (docs/history.md).
 """
 from flask.views import MethodView
 
-from ...auth import current_user
+from ...auth import current_user, user_or_address
 from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema, VersionConflictSchema
+from ...extensions import limiter
+from ...ratelimit import limit
 from ..blueprint import Blueprint
-from ..common import MessageSchema, PreconditionHeadersSchema, with_etag
+from ..common import (
+    ConditionalHeadersSchema,
+    ImageQuerySchema,
+    MessageSchema,
+    PreconditionHeadersSchema,
+    with_etag,
+)
 from ..content_schemas import DiagramSchema
 from . import service
 from .schemas import (
@@ -83,3 +91,15 @@ def move(data, headers, diagram_id):
 def duplicate(data, headers, diagram_id):
     """Copy a diagram under a new title (the version If-Match names)"""
     return with_etag(service.duplicate_diagram(current_user, diagram_id, data["title"], headers["if_match"]))
+
+
+@blp.route("/<diagram_id>/image.<any(svg, png):fmt>", not_found="Diagram not found")
+@limiter.limit(limit("SHARED_IMAGE"), key_func=user_or_address)
+@blp.arguments(ImageQuerySchema, location="query")
+@blp.arguments(ConditionalHeadersSchema, location="headers")
+@blp.response(200, {"type": "string", "format": "binary"}, content_type="image/svg+xml",
+              description="The diagram as it is now, as SVG or PNG (ETag; 304 on If-None-Match)")
+@blp.alt_response(304, description="The image named by If-None-Match is still current")
+def image(query, headers, diagram_id, fmt):
+    """My diagram as an image"""
+    return service.diagram_image(current_user, diagram_id, fmt, query["theme"], headers["if_none_match"])

@@ -19,6 +19,7 @@ from ...core.history import (
     revision_limit,
     start_history,
 )
+from ...core.images import ImageRequest, image_response
 from ...core.ownership import folder_of_project, owned_diagram, owned_project
 from ...core.quotas import ensure_room
 from ...errors import NotFound
@@ -70,6 +71,13 @@ def create_diagram(user, project_id, data):
 
 def get_diagram(user, diagram_id):
     return owned_diagram(user, diagram_id)
+
+
+def diagram_image(user, diagram_id, fmt, theme, if_none_match):
+    """The caller's diagram as an image (private caches only: the answer needs the owner's token)."""
+    diagram = owned_diagram(user, diagram_id)
+    return image_response(ImageRequest(diagram.diagram_type, diagram.content or "", fmt, theme), if_none_match,
+                          public=False)
 
 
 def update_diagram(user, diagram_id, data, if_match=None, source=SOURCE_EDIT):

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from ...core.images import ImageRequest, image_response
 from ...core.passwords import verify_password
 from ...errors import AppError, Forbidden, NotFound, TooManyRequests
 from ...extensions import db
@@ -129,3 +130,18 @@ def verify_code(token, code):
         failures.clear()
     access_log.record(link, "success")
     return _shared_diagram(link, access_token=issue_access_token(link), access_token_expires_in=ACCESS_TOKEN_SECONDS)
+
+
+def shared_image(token, fmt, theme, if_none_match):
+    """The diagram of a public link as an image. A link with an access code never serves one: an image URL
+    carries no credential. Nothing is logged (a README would log every view); a refusal writes nothing."""
+    link = _active_link(token)
+    if link is None:
+        raise NotFound(_("Shared link not found"))
+    if link.is_expired:
+        raise Gone(_("This link has expired"))
+    if link.is_protected:
+        raise Forbidden(_("Links protected by an access code have no image link."))
+    diagram = db.session.get(Diagram, link.diagram_id)
+    return image_response(ImageRequest(diagram.diagram_type, diagram.content or "", fmt, theme), if_none_match,
+                          public=True)

@@ -6,7 +6,7 @@ from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...ratelimit import limit
 from ..blueprint import PUBLIC, Blueprint
-from ..common import MessageSchema
+from ..common import ConditionalHeadersSchema, ImageQuerySchema, MessageSchema
 from . import public, service
 from .schemas import (
     OptionalSharedLinkSchema,
@@ -90,3 +90,18 @@ def shared_diagram(query, headers, token):
 def verify_code(data, token):
     """Unlock a protected shared diagram with its access code"""
     return public.verify_code(token, data["access_code"])
+
+
+@public_blp.route("/<token>/image.<any(svg, png):fmt>", auth=PUBLIC,
+                  not_found="Unknown or revoked link (410: expired)")
+@limiter.limit(limit("SHARED_IMAGE"))
+@public_blp.arguments(ImageQuerySchema, location="query")
+@public_blp.arguments(ConditionalHeadersSchema, location="headers")
+@public_blp.response(200, {"type": "string", "format": "binary"}, content_type="image/svg+xml",
+                     description="The diagram as it is now, as SVG or PNG (ETag; 304 on If-None-Match)")
+@public_blp.alt_response(304, description="The image named by If-None-Match is still current")
+@public_blp.alt_response(403, schema=ErrorSchema, description="The link is protected by an access code")
+@public_blp.alt_response(410, schema=ErrorSchema, description="The link has expired")
+def shared_image(query, headers, token, fmt):
+    """A public link's diagram as an image, for READMEs and wikis"""
+    return public.shared_image(token, fmt, query["theme"], headers["if_none_match"])

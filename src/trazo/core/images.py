@@ -1,0 +1,89 @@
+"""Image links: a diagram's current content drawn as SVG or PNG, with an ETag a browser or a README
+renderer revalidates cheaply (docs/image-links.md).
+
+The ETag is computed without drawing: a hash of the type, the content, what draws it (the backend and its
+engine's version) and the options, so an unchanged diagram answers 304 from its row alone. Drawing goes
+through the render cache (core/rendering.py), so a miss costs one render per content, whatever the number
+of readers; a PNG is the cached SVG rasterized (services/render/raster.py) and kept in a small cache too.
+"""
+import hashlib
+from dataclasses import dataclass
+
+from flask import Response, current_app
+from flask_babel import gettext as _
+from werkzeug.http import parse_etags
+
+from ..errors import ServiceUnavailable
+from ..services import render as renderers
+from ..services.render import raster
+from .diagram_types import FREEHAND
+from .rendering import render, render_failures
+
+FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
+THEMES = {"light": "default", "dark": "dark"}
+MERMAID_TYPES = frozenset({"mermaid", "flowchart"})
+# What the render route and the stored types call differently.
+IMAGE_TYPES = {"flowchart": "mermaid", FREEHAND: "excalidraw"}
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+MAX_AGE_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class ImageRequest:
+    """What to draw: a diagram's type and content, in a format, with a theme (Mermaid only)."""
+
+    diagram_type: str
+    content: str
+    fmt: str
+    theme: str = "light"
+
+    @property
+    def kind(self):
+        return IMAGE_TYPES.get(self.diagram_type, self.diagram_type)
+
+    @property
+    def source(self):
+        """The text the renderer gets: Mermaid takes the theme as an init directive in front."""
+        if self.kind == "mermaid" and self.theme != "light":
+            return f'%%{{init: {{"theme": "{THEMES[self.theme]}"}}}}%%\n{self.content}'
+        return self.content
+
+
+def _engine(kind):
+    """What draws `kind` here, as a text for the ETag: the backend's name and, when it tells, the engine's
+    version (a new engine version draws differently, so the images change)."""
+    renderer = renderers.configured_renderer(current_app.config)
+    if renderer is None:
+        return "none"
+    version = getattr(renderer, "engine_version", None)
+    return f"{renderer.name}:{version(kind) if version else ''}"
+
+
+def image_etag(image):
+    parts = (image.kind, image.fmt, image.theme if image.kind == "mermaid" else "", _engine(image.kind),
+             image.content)
+    return '"' + hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:40] + '"'
+
+
+def _headers(etag, public):
+    return {"ETag": etag, "Cache-Control": f"{'public' if public else 'private'}, max-age={MAX_AGE_SECONDS}",
+            "Cross-Origin-Resource-Policy": "cross-origin", "Content-Security-Policy": SVG_POLICY,
+            "X-Content-Type-Options": "nosniff"}
+
+
+def image_response(image, if_none_match, public):
+    """304 when the caller holds the current image, else the image; `public` says whether shared caches
+    (a CDN, GitHub's image proxy) may keep it."""
+    etag = image_etag(image)
+    headers = _headers(etag, public)
+    held = parse_etags(if_none_match) if if_none_match else None
+    if held is not None and (held.star_tag or held.contains_weak(etag.strip('"'))):
+        return Response(status=304, headers=headers)
+    svg = render(image.kind, image.source)
+    if image.fmt == "svg":
+        return Response(svg, mimetype=FORMATS["svg"], headers=headers)
+    if not raster.available():
+        raise ServiceUnavailable(_("PNG images are not available on this server; use the SVG image."))
+    with render_failures("resvg", image.kind):
+        png = raster.svg_to_png(svg, current_app.config, key=etag)
+    return Response(png, mimetype=FORMATS["png"], headers=headers)
