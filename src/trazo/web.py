@@ -13,8 +13,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import NotFound, RequestEntityTooLarge
+from werkzeug.http import parse_etags
 
 from .api.health.routes import HEALTH_BODY
+from .core import images
 from .errors import Api, ValidationFailed, error_response
 from .extensions import db
 from .strict_json import is_acceptable
@@ -173,6 +175,32 @@ def answer_health_probes(wsgi_app, config):
         return wsgi_app(environ, start_response)
 
     return probe_or_app
+
+
+def answer_image_revalidations(wsgi_app, config):
+    """Answer 304 below Flask to a revalidation of a public image link whose ETag this process checked
+    against the database less than REVALIDATION_SECONDS ago (core/images.py): READMEs and wikis revalidate
+    an embedded image on every page view, and such an answer has nothing to compute. Anything else (no
+    If-None-Match, another ETag, an unknown or stale entry, an Origin header, another query) goes through
+    Flask, which checks the link and the diagram again."""
+    path = re.compile(rf"^{re.escape(config['API_V1_PREFIX'])}/shared/([^/]{{1,64}})/image\.(svg|png)$")
+    extra = security_headers(config)
+
+    def revalidation_or_app(environ, start_response):
+        held = environ.get("HTTP_IF_NONE_MATCH")
+        if held and environ.get("REQUEST_METHOD") in ("GET", "HEAD") and "HTTP_ORIGIN" not in environ:
+            found = path.match(environ.get("PATH_INFO", ""))
+            theme = {"": "light", "theme=light": "light", "theme=dark": "dark"}.get(environ.get("QUERY_STRING", ""))
+            if found and theme:
+                etag = images.recent_etags.current((found.group(1), found.group(2), theme))
+                if etag and parse_etags(held).contains_weak(etag.strip('"')):
+                    own = images.image_headers(etag, public=True)
+                    start_response("304 Not Modified",
+                                   [*own.items(), *[(name, value) for name, value in extra if name not in own]])
+                    return [b""]
+        return wsgi_app(environ, start_response)
+
+    return revalidation_or_app
 
 
 class NoCookieSessions(SessionInterface):

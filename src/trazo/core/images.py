@@ -7,6 +7,9 @@ through the render cache (core/rendering.py), so a miss costs one render per con
 of readers; a PNG is the cached SVG rasterized (services/render/raster.py) and kept in a small cache too.
 """
 import hashlib
+import threading
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from flask import Response, current_app
@@ -26,6 +29,40 @@ MERMAID_TYPES = frozenset({"mermaid", "flowchart"})
 IMAGE_TYPES = {"flowchart": "mermaid", FREEHAND: "excalidraw"}
 SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 MAX_AGE_SECONDS = 60
+# How long a public image's ETag, checked against the database, answers a revalidation below Flask
+# (web.answer_image_revalidations); the most entries this process keeps.
+REVALIDATION_SECONDS = 5
+REVALIDATION_ENTRIES = 10_000
+
+
+class RecentETags:
+    """ETags of public images this process checked lately, by (token, format, theme)."""
+
+    def __init__(self, seconds=REVALIDATION_SECONDS, most=REVALIDATION_ENTRIES):
+        self.seconds, self.most = seconds, most
+        self.entries = OrderedDict()
+        self.lock = threading.Lock()
+
+    def remember(self, key, etag):
+        with self.lock:
+            self.entries.pop(key, None)
+            self.entries[key] = (etag, time.monotonic() + self.seconds)
+            while len(self.entries) > self.most:
+                self.entries.popitem(last=False)
+
+    def current(self, key):
+        """The ETag checked less than `seconds` ago, or None."""
+        with self.lock:
+            found = self.entries.get(key)
+        return found[0] if found is not None and found[1] > time.monotonic() else None
+
+    def forget(self, token):
+        with self.lock:
+            for key in [key for key in self.entries if key[0] == token]:
+                del self.entries[key]
+
+
+recent_etags = RecentETags()
 
 
 @dataclass(frozen=True)
@@ -65,17 +102,19 @@ def image_etag(image):
     return '"' + hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:40] + '"'
 
 
-def _headers(etag, public):
+def image_headers(etag, public):
     return {"ETag": etag, "Cache-Control": f"{'public' if public else 'private'}, max-age={MAX_AGE_SECONDS}",
-            "Cross-Origin-Resource-Policy": "cross-origin", "Content-Security-Policy": SVG_POLICY,
-            "X-Content-Type-Options": "nosniff"}
+            "Cross-Origin-Resource-Policy": "cross-origin", "Content-Security-Policy": SVG_POLICY}
 
 
-def image_response(image, if_none_match, public):
+def image_response(image, if_none_match, public, revalidation_key=None):
     """304 when the caller holds the current image, else the image; `public` says whether shared caches
-    (a CDN, GitHub's image proxy) may keep it."""
+    (a CDN, GitHub's image proxy) may keep it. With `revalidation_key` (a public link's), the ETag checked
+    here answers that link's revalidations for a few seconds without reaching Flask or the database."""
     etag = image_etag(image)
-    headers = _headers(etag, public)
+    headers = image_headers(etag, public)
+    if revalidation_key is not None:
+        recent_etags.remember(revalidation_key, etag)
     held = parse_etags(if_none_match) if if_none_match else None
     if held is not None and (held.star_tag or held.contains_weak(etag.strip('"'))):
         return Response(status=304, headers=headers)

@@ -3,6 +3,7 @@ wikis embed: current content, ETag and 304, caching headers, sanitized, never fo
 revoked links, rate limited per address."""
 import pytest
 
+from trazo.core.images import recent_etags
 from trazo.services.render import raster
 
 from ...helpers import create_diagram, error_detail, save_diagram, validation_errors
@@ -40,7 +41,13 @@ def test_a_public_link_serves_its_diagram_as_svg_without_a_token(client, link):
     assert response.headers["ETag"].startswith('"') and len(response.headers["ETag"]) == 42
 
 
-@pytest.mark.usefixtures("local_backend")
+@pytest.fixture
+def checked_every_time(monkeypatch):
+    """No revalidation answered below Flask (they last REVALIDATION_SECONDS otherwise)."""
+    monkeypatch.setattr(recent_etags, "seconds", 0)
+
+
+@pytest.mark.usefixtures("local_backend", "checked_every_time")
 def test_the_etag_answers_304_until_the_diagram_changes(client, user, graph, link):
     etag = _image(client, link).headers["ETag"]
     unchanged = _image(client, link, headers={"If-None-Match": etag})
@@ -126,10 +133,12 @@ def test_a_cache_hit_draws_nothing_again(client, kroki, user, project):
     assert len(kroki.requests) == 1
 
 
-def test_the_image_links_are_rate_limited_per_address(client, link, settings):
+@pytest.mark.usefixtures("local_backend")
+def test_the_image_links_are_rate_limited_per_address_but_not_a_fresh_revalidation(client, link, settings):
     settings(RATE_LIMIT_SHARED_IMAGE="2/minute")
-    statuses = [_image(client, link, headers={"If-None-Match": "*"}).status_code for _ in range(3)]
-    assert statuses == [304, 304, 429]
+    first = _image(client, link)
+    assert [first.status_code, _image(client, link).status_code, _image(client, link).status_code] == [200, 200, 429]
+    assert _image(client, link, headers={"If-None-Match": first.headers["ETag"]}).status_code == 304
 
 
 @pytest.mark.usefixtures("local_backend")
@@ -141,3 +150,36 @@ def test_the_owner_gets_the_image_of_any_diagram_with_a_token(client, user, othe
         .status_code == 304
     assert error_detail(other_user.get(f"/diagrams/{graph['id']}/image.svg"), 404) == "Diagram not found"
     assert client.get(f"/diagrams/{graph['id']}/image.svg").status_code == 401
+
+
+@pytest.mark.usefixtures("local_backend")
+def test_a_revalidation_checked_moments_ago_is_answered_without_the_database(client, link, count_queries):
+    etag = _image(client, link).headers["ETag"]
+    with count_queries() as counted:
+        answer = _image(client, link, headers={"If-None-Match": etag})
+    assert answer.status_code == 304 and counted.count == 0
+    assert answer.headers["Cache-Control"] == "public, max-age=60" and answer.headers["X-Request-ID"]
+    assert answer.headers["X-Content-Type-Options"] == "nosniff"
+    with count_queries() as counted:  # another theme, another ETag: through Flask
+        assert _image(client, link, headers={"If-None-Match": '"other"'}).status_code == 200
+    assert counted.count > 0
+
+
+@pytest.mark.usefixtures("local_backend")
+def test_revoking_or_protecting_a_link_stops_its_revalidations_at_once(client, user, link, graph):
+    etag = _image(client, link).headers["ETag"]
+    user.put(f"/shared-links/{link['id']}", json={"access_type": "protected", "access_code": CODE})
+    assert _image(client, link, headers={"If-None-Match": etag}).status_code == 403
+    user.put(f"/shared-links/{link['id']}", json={"access_type": "public"})
+    etag = _image(client, link).headers["ETag"]
+    assert user.delete(f"/shared-links/{link['id']}").status_code == 200
+    assert _image(client, link, headers={"If-None-Match": etag}).status_code == 404
+
+
+@pytest.mark.usefixtures("local_backend")
+@pytest.mark.usefixtures("checked_every_time")
+def test_a_revalidation_older_than_its_window_is_checked_again(client, link, count_queries):
+    etag = _image(client, link).headers["ETag"]
+    with count_queries() as counted:
+        assert _image(client, link, headers={"If-None-Match": etag}).status_code == 304
+    assert counted.count > 0

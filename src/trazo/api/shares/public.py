@@ -144,4 +144,4 @@ def shared_image(token, fmt, theme, if_none_match):
         raise Forbidden(_("Links protected by an access code have no image link."))
     diagram = db.session.get(Diagram, link.diagram_id)
     return image_response(ImageRequest(diagram.diagram_type, diagram.content or "", fmt, theme), if_none_match,
-                          public=True)
+                          public=True, revalidation_key=(token, fmt, theme))

@@ -6,6 +6,7 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select, update
 
+from ...core.images import recent_etags
 from ...core.ownership import owned_diagram
 from ...core.passwords import hash_password
 from ...errors import found_or_404
@@ -85,6 +86,7 @@ def update_link(user, link_id, data):
         link.access_code_hash = hash_password(new_code)
     link.updated_at = utcnow()
     db.session.commit()
+    recent_etags.forget(link.token)  # a link that became protected stops answering at once in this process
     return ManagedLink(link, new_code)
 
 
@@ -94,4 +96,5 @@ def revoke_link(user, link_id):
     link.is_active = False
     link.updated_at = utcnow()
     db.session.commit()
+    recent_etags.forget(link.token)
     return {"message": _("Shared link revoked successfully")}
