@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from . import autosave, compare, editor, load, seed, streams
+from . import autosave, compare, editor, images, load, seed, streams
 from .fake_openai import FakeOpenAI
 from .service import DATABASE, REDIS_DB, ROOT, Gunicorn, free_port, production_env, reset_database
 
@@ -53,7 +53,16 @@ def scenarios(seeded, connections=16):
         ("POST /diagrams/render (cached)", dict(path="/api/v1/diagrams/render", method="POST", body=render)),
         ("GET /projects/{400}/export", dict(path=f"/api/v1/projects/{seeded.big_project_id}/export",
                                             token=seeded.token, connections=4)),
+        (IMAGE_HIT, dict(path=image_path(seeded))),
+        (IMAGE_304, dict(path=image_path(seeded), prepare=images.etag_of(image_path(seeded)))),
     ]
+
+
+IMAGE_HIT, IMAGE_304 = "GET /shared/{token}/image.svg (cached)", "GET /shared/{token}/image.svg (304)"
+
+
+def image_path(seeded):
+    return f"/api/v1/shared/{seeded.image_token}/image.svg"
 
 
 def stream_count(backend, args):
@@ -100,9 +109,13 @@ def run_scenarios(service, backend, seeded, args):
     for name, spec in scenarios(seeded, args.connections):
         spec = {"connections": args.connections, "duration": args.duration, **spec}
         if prepare := spec.pop("prepare", None):
-            prepare(service.base_url)
+            spec.update(prepare(service.base_url) or {})
         rows.append({"backend": backend, "endpoint": name, **load.wrk(service.base_url, **spec)})
         print(f"  {backend:6} {name:32} {rows[-1]['rps']:>9.1f} req/s  p99 {rows[-1]['p99_ms']} ms", flush=True)
+    for kind, measured in images.uncached_renders(service.base_url).items():
+        rows.append({"backend": backend, "endpoint": f"POST /diagrams/render (uncached, {kind})", "rps": None,
+                     **measured})
+        print(f"  {backend:6} uncached {kind:22} p50 {measured['p50_ms']} ms  p99 {measured['p99_ms']} ms", flush=True)
     count = stream_count(backend, args)
     if count:
         held = streams.hold_streams(service.base_url, seeded.token, seeded.chat_session_id, count)

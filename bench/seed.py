@@ -19,6 +19,7 @@ class Seeded:
     diagram_ids: list = field(default_factory=list)
     big_project_id: str = ""
     share_token: str = ""
+    image_token: str = ""  # a public link of a Graphviz diagram (the image link rows)
     chat_session_id: str = ""
 
 
@@ -76,6 +77,11 @@ def seed(base_url, projects=20, diagrams_per_project=20, big_project=400, chat_b
     share = expect(api.post("/shared-links", json={"diagram_id": seeded.diagram_ids[0], "access_type": "public",
                                                     "expiration_days": None}), 201)
     seeded.share_token = share["token"]
+    graph = expect(api.post(f"/projects/{seeded.project_ids[0]}/diagrams",
+                            json={"title": "Image", "diagram_type": "graphviz", "content": GRAPHVIZ}), 201)
+    image = expect(api.post("/shared-links", json={"diagram_id": graph["id"], "access_type": "public",
+                                                    "expiration_days": None}), 201)
+    seeded.image_token = image["token"]
     if chat_base_url:
         seeded.chat_session_id = seed_chat(api, seeded.diagram_ids[0], chat_base_url)
     return seeded
