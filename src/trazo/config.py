@@ -196,8 +196,9 @@ def load_config(env, instance_path):
         "EMAIL_TIMEOUT": _int(env, "EMAIL_TIMEOUT", 30),
         "MAIL_FROM": env.get("MAIL_FROM") or "Trazo <noreply@localhost>",
         # Rendering
-        "RENDER_BACKEND": (env.get("RENDER_BACKEND") or "kroki").lower(),
-        "KROKI_URL": (env.get("KROKI_URL") or "https://kroki.io").rstrip("/"),
+        # auto: this host's engines, then Kroki for the rest only when KROKI_URL is set (docs/rendering.md).
+        "RENDER_BACKEND": (env.get("RENDER_BACKEND") or "auto").lower(),
+        "KROKI_URL": (env.get("KROKI_URL") or "").rstrip("/"),
         "RENDER_TIMEOUT": _int(env, "RENDER_TIMEOUT", 30),
         "PLANTUML_JAR": env.get("PLANTUML_JAR") or "",
         "RENDER_MAX_SVG_BYTES": _int(env, "RENDER_MAX_SVG_BYTES", 10 * 1024 * 1024),

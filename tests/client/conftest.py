@@ -7,7 +7,7 @@ import pytest
 from trazo.services.render import cache as render_cache
 
 from ..api.ai.providers import fake_providers, provider_servers  # noqa: F401  (fixtures)
-from ..api.billing.conftest import configure, stripe_api, stripe_server  # noqa: F401  (fixtures)
+from ..api.billing.conftest import stripe_api, stripe_server  # noqa: F401  (fixtures)
 from ..api.security.conftest import google_server, resend_server  # noqa: F401  (fixtures)
 from ..api.sharing.conftest import kroki_server  # noqa: F401  (fixture)
 from ..helpers import PASSWORD, ApiClient

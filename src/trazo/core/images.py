@@ -87,13 +87,10 @@ class ImageRequest:
 
 
 def _engine(kind):
-    """What draws `kind` here, as a text for the ETag: the backend's name and, when it tells, the engine's
-    version (a new engine version draws differently, so the images change)."""
+    """Who draws `kind` here (backend, engine and version: a new engine version draws differently, so the
+    image changes), as the render cache names it."""
     renderer = renderers.configured_renderer(current_app.config)
-    if renderer is None:
-        return "none"
-    version = getattr(renderer, "engine_version", None)
-    return f"{renderer.name}:{version(kind) if version else ''}"
+    return renderer.drawer(kind) if renderer is not None else "none"
 
 
 def image_etag(image):

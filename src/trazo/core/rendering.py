@@ -64,6 +64,10 @@ def render_failures(renderer_name, kind):
 def _refusal(kind, reason, supported):
     """Why this backend will not draw a type Kroki draws."""
     types = ", ".join(sorted(supported))
+    if reason == renderers.NEEDS_KROKI:  # RENDER_BACKEND=auto without KROKI_URL: the server lacks it, not the request
+        return ServiceUnavailable(_("No engine on this server draws '%(type)s' diagrams and no Kroki server is "
+                                    "configured for them. Types this server can draw: %(types)s",
+                                    type=kind, types=types or "—"))
     if reason == renderers.NO_ENGINE:
         return BadRequest(_("'%(type)s' diagrams are rendered only through Kroki: this server has no engine "
                             "of its own for them. Supported types: %(types)s", type=kind, types=types))

@@ -4,15 +4,19 @@ from flask import Response
 from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...ratelimit import limit
+from ...services import render as renderers
 from ..blueprint import PUBLIC, Blueprint
 from . import service
-from .schemas import RenderSchema
+from .schemas import EngineSchema, RenderSchema
 
 blp = Blueprint("render", __name__, description="Diagram rendering (public)")
 
 # The SVG is sanitized already; should anything slip through, a browser opening it still runs and
 # fetches nothing.
 SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+
+# At start-up (the blueprint registered on an app), one log line per local engine: installed or missing.
+blp.record_once(lambda state: renderers.log_engines(state.app.config))
 
 
 # A 429 also answers renders not served from the cache past their smaller budget (docs/api.md, "Rate limits").
@@ -25,8 +29,19 @@ SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
                                                     "reason), a syntax error (with its line), or a diagram "
                                                     "too large or complex to draw")
 @blp.alt_response(502, schema=ErrorSchema, description="The renderer failed")
+@blp.alt_response(503, schema=ErrorSchema, description="No engine here draws the type and no Kroki server is "
+                                                    "configured (the types this server draws are listed), "
+                                                    "rendering is not configured, or every local slot is busy")
 @blp.alt_response(504, schema=ErrorSchema, description="The renderer did not answer in time")
 def render(data):
     """Render a diagram source to SVG"""
     return Response(service.render(data["diagram_type"], data["source"]), mimetype="image/svg+xml",
                     headers={"Content-Security-Policy": SVG_POLICY})
+
+
+@blp.route("/render/engines", auth=PUBLIC)
+@limiter.limit(limit("RENDER"))
+@blp.response(200, EngineSchema(many=True))
+def list_engines():
+    """List the diagram types this server draws, with the engine and version of each"""
+    return service.engines()

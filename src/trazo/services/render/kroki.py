@@ -37,6 +37,17 @@ class KrokiRenderer:
     def refused_types(self):
         return {}
 
+    def engine_version(self, _diagram_type):
+        return None  # Kroki's own, unknown here (asking would be a call to Kroki)
+
+    def drawer(self, _diagram_type):
+        return self.name
+
+    def engines(self):
+        """[{type, engine, version, backend}] of every type Kroki draws (never its URL)."""
+        return [{"type": kind, "engine": "kroki", "version": None, "backend": self.name}
+                for kind in sorted(KROKI_TYPES)]
+
     def render_svg(self, diagram_type, source):
         try:
             answer = outbound.request(_session, "POST", f"{self.base_url}/{diagram_type}/svg", integration="render",

@@ -1,21 +1,17 @@
-"""Render on this host with installed tools: Graphviz always when `dot` exists, PlantUML when Java
-and a PlantUML jar are present. Tools run without file or network access to the host's data, and
-under CPU and memory limits so that one source cannot take the host's resources. Languages whose
-engines could read files or reach the network are refused here by name: only Kroki draws them."""
-import functools
-import os
-import shutil
+"""Render on this host with the installed engines (services/render/engines.py): Graphviz, PlantUML and
+C4-PlantUML, D2, DBML, each when installed. Engines run without file or network access to the host's
+data, and under CPU, memory, time and output limits so that one source cannot take the host's resources.
+Languages whose engines could read files or reach the network are refused here by name: only Kroki
+draws them."""
 import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 
+from . import engines
 from .base import MAX_SVG_BYTES, NO_ENGINE, READS_FILES_OR_NETWORK
-from .diagnostics import clean_message, find_line
 from .errors import DiagramSyntaxError, RendererBusy, RendererFailed, RendererLimitExceeded
-from .process import Limits, run_capped
+from .process import run_capped
 
 # Each render is a process; bound how many run at once so a burst cannot exhaust the host. Small
 # sources have two slots of their own: a flood of costly renders (each held to its CPU limit) cannot
@@ -27,53 +23,8 @@ SMALL_SOURCE_BYTES = 4096
 
 # A tool killed at its CPU limit (SIGKILL once past the hard one), or one that reports a failed allocation.
 _LIMIT_SIGNALS = (-signal.SIGXCPU, -signal.SIGKILL)
-_OUT_OF_MEMORY = ("out of memory", "memory allocation failure", "outofmemoryerror", "cannot allocate memory")
-
-
-@dataclass(frozen=True)
-class Tool:
-    command: Callable  # config -> argv, or None when the tool is not installed
-    rejects_source: Callable  # (returncode, stderr) -> True when the failure is the source's fault
-    limits: Callable  # config -> Limits
-
-
-def _native_limits(config):
-    return Limits(cpu_seconds=config["RENDER_CPU_SECONDS"], address_space=config["RENDER_MEMORY_MB"] << 20)
-
-
-def _java_limits(config):
-    # The JVM reserves gigabytes of address space it never touches, so its memory is bounded by the data
-    # limit (what it commits) and by -Xmx below it.
-    return Limits(cpu_seconds=config["RENDER_CPU_SECONDS"], data=config["RENDER_MEMORY_MB"] << 20)
-
-
-@functools.cache
-def _executable(name):
-    """Where `name` is on PATH, looked up once per process (a lookup stats every PATH entry, and each
-    render request builds its renderer): a tool installed later needs a restart."""
-    return shutil.which(name)
-
-
-def _graphviz_command(_config):
-    dot = _executable("dot")
-    return [dot, "-Tsvg"] if dot else None
-
-
-def _plantuml_command(config):
-    java, jar = _executable("java"), config.get("PLANTUML_JAR") or ""
-    if not java or not jar or not os.path.isfile(jar):
-        return None
-    heap_mb = max(64, config["RENDER_MEMORY_MB"] // 2)
-    return [java, f"-Xmx{heap_mb}m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Djava.awt.headless=true",
-            "-DPLANTUML_SECURITY_PROFILE=SANDBOX", "-jar", jar, "-tsvg", "-pipe", "-charset", "UTF-8",
-            "-nometadata"]
-
-
-# dot reports problems with the input as "Error: ..." and exit status 1; PlantUML exits with 200 when
-# a diagram has errors. Anything else (a broken install, a crash) is the renderer's failure.
-GRAPHVIZ = Tool(_graphviz_command, lambda code, stderr: code == 1 and "Error:" in stderr, _native_limits)
-PLANTUML = Tool(_plantuml_command, lambda code, _stderr: code == 200, _java_limits)
-TOOLS = {"graphviz": GRAPHVIZ, "plantuml": PLANTUML, "c4plantuml": PLANTUML}
+_OUT_OF_MEMORY = ("out of memory", "memory allocation failure", "outofmemoryerror", "cannot allocate memory",
+                  "insufficient memory", "bad_alloc")
 
 # Languages Kroki draws that this host never runs, and why (docs/rendering.md has the detail): their
 # sources can name files, URLs or code the engine would load while drawing, which neither the process
@@ -89,30 +40,56 @@ class LocalRenderer:
     name = "local"
 
     def __init__(self, config, timeout, max_bytes=MAX_SVG_BYTES):
+        self.config = config
         self.timeout = timeout
         self.max_bytes = max_bytes
-        self.tools = {kind: (tool, command, tool.limits(config))
-                      for kind, tool in TOOLS.items() if (command := tool.command(config))}
+        self.tools = {}
+        for engine in engines.ENGINES:
+            try:
+                command = engine.command(config)
+            except engines.EngineMissing:
+                continue
+            for kind in engine.types:
+                self.tools.setdefault(kind, (engine, command, engine.limits(config)))
 
     def supported_types(self):
         return frozenset(self.tools)
 
     def refused_types(self):
-        return dict(REFUSED)
+        return {kind: reason for kind, reason in REFUSED.items() if kind not in self.tools}
+
+    def engine_version(self, diagram_type):
+        """The version of the engine drawing `diagram_type` (read once per process), or None (also for a
+        type no engine here draws)."""
+        tool = self.tools.get(diagram_type)
+        return tool[0].version(self.config) if tool else None
+
+    def drawer(self, diagram_type):
+        """Who draws `diagram_type`, for the render cache: another engine version draws differently."""
+        tool = self.tools.get(diagram_type)
+        return f"local:{tool[0].name}:{self.engine_version(diagram_type) or ''}" if tool else "local"
+
+    def engines(self):
+        """[{type, engine, version, backend}] of every type this backend draws."""
+        return [{"type": kind, "engine": engine.name, "version": engine.version(self.config), "backend": self.name}
+                for kind, (engine, _command, _limits) in sorted(self.tools.items())]
 
     def render_svg(self, diagram_type, source):
-        tool, command, limits = self.tools[diagram_type]
+        engine, command, limits = self.tools[diagram_type]
+        engine.check_source(source)
+        if engine.render is not None:
+            return engine.render(self.config, source, self.timeout)
         data = source.encode("utf-8")
         ends = time.monotonic() + self.timeout  # waiting for a slot and running share RENDER_TIMEOUT
         slots = self._take_slot(len(data))
         try:
             with tempfile.TemporaryDirectory(prefix="trazo-render-") as workdir:
                 result = run_capped(command, data, ends - time.monotonic(), self.max_bytes,
-                                    _tool_environment(workdir), workdir, limits)
+                                    engine.environment(workdir), workdir, limits)
         finally:
             slots.release()
         if result.returncode != 0:
-            raise _failure(tool, result)
+            raise _failure(engine, result, source)
         svg = result.stdout.decode("utf-8", "replace")
         if "<svg" not in svg:
             raise RendererFailed("the tool printed no SVG")
@@ -131,18 +108,12 @@ class LocalRenderer:
         return slots
 
 
-def _tool_environment(workdir):
-    """A bare environment; SERVER_NAME puts Graphviz in its web-server mode, where it may only read
-    images from GV_FILE_PATH (an empty directory), so a source cannot pull in local files."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "LANG": "C.UTF-8",
-            "SERVER_NAME": "trazo-render", "GV_FILE_PATH": workdir + os.sep}
-
-
-def _failure(tool, result):
+def _failure(engine, result, source):
     if result.returncode in _LIMIT_SIGNALS or any(sign in result.stderr.lower() for sign in _OUT_OF_MEMORY):
         return RendererLimitExceeded()
     errors = "\n".join(line for line in result.stderr.splitlines() if not line.startswith("Warning:"))
-    message = clean_message(errors)
-    if message and tool.rejects_source(result.returncode, result.stderr):
-        return DiagramSyntaxError(message, find_line(errors))
+    if engine.rejects_source(result.returncode, result.stderr):
+        message, line = engine.describe(errors, source)
+        if message:
+            return DiagramSyntaxError(message, line)
     return RendererFailed(f"the tool exited with status {result.returncode}")
