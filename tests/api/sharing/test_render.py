@@ -41,10 +41,10 @@ def test_local_syntax_error_names_the_line(client):
 
 @pytest.mark.usefixtures("local_backend")
 def test_local_backend_lists_what_it_can_render(client):
-    detail = error_detail(_render(client, "graph TD\n A-->B", "mermaid"), 400)
-    assert detail.startswith("Unsupported diagram type 'mermaid'. Supported types: ")
+    detail = error_detail(_render(client, "x", "visio"), 400)
+    assert detail.startswith("Unsupported diagram type 'visio'. Supported types: ")
     assert "graphviz" in detail.split("Supported types: ")[1].split(", ")
-    assert "Tipos soportados: " in error_detail(_render(client, "x", "mermaid", lang="es"), 400)
+    assert "Tipos soportados: " in error_detail(_render(client, "x", "visio", lang="es"), 400)
 
 
 @pytest.mark.usefixtures("local_backend")
@@ -55,7 +55,7 @@ def test_local_backend_cannot_read_host_files(client):
 
 
 def _supported(client):
-    detail = error_detail(_render(client, "graph TD\n A-->B", "mermaid"), 400)
+    detail = error_detail(_render(client, "x", "visio"), 400)
     return detail.split("Supported types: ")[1].split(", ")
 
 

@@ -14,7 +14,7 @@ from trazo.services.render.kroki import KROKI_TYPES
 from ...helpers import error_detail
 
 GRAPH = "digraph G {\n  login -> dashboard\n}\n"
-MERMAID = "graph TD\n  login --> dashboard\n"
+NOMNOML = "[Login] -> [Dashboard]"
 PLANTUML = "@startuml\nAlice -> Bob: login\n@enduml\n"
 LIMITS = {"RENDER_CPU_SECONDS": 10, "RENDER_MEMORY_MB": 512}
 INSTALLED = engines.available(LIMITS)
@@ -56,13 +56,13 @@ def test_auto_is_the_default_and_kroki_has_no_default_url(tmp_path):
 
 @pytest.mark.usefixtures("auto")
 def test_without_kroki_a_type_with_no_engine_here_is_a_503_naming_what_this_server_draws(client):
-    detail = error_detail(_render(client, MERMAID, "mermaid"), 503)
-    prefix = ("No engine on this server draws 'mermaid' diagrams and no Kroki server is configured for them. "
+    detail = error_detail(_render(client, NOMNOML, "nomnoml"), 503)
+    prefix = ("No engine on this server draws 'nomnoml' diagrams and no Kroki server is configured for them. "
               "Types this server can draw: ")
     assert detail.startswith(prefix), detail
     assert detail[len(prefix):].split(", ") == _local_types() or (not _local_types() and detail.endswith("—"))
-    spanish = error_detail(_render(client, MERMAID, "mermaid", lang="es"), 503)
-    assert spanish.startswith("Ningún motor de este servidor dibuja diagramas 'mermaid' y no hay un servidor Kroki "
+    spanish = error_detail(_render(client, NOMNOML, "nomnoml", lang="es"), 503)
+    assert spanish.startswith("Ningún motor de este servidor dibuja diagramas 'nomnoml' y no hay un servidor Kroki "
                               "configurado para ellos. Tipos que este servidor puede dibujar: ")
 
 
@@ -91,10 +91,10 @@ def test_with_kroki_local_types_stay_here_and_the_rest_go_to_kroki(client, auto_
     _needs_graphviz()
     assert _render(client, GRAPH, "graphviz").status_code == 200
     assert auto_kroki.requests == []
-    response = _render(client, MERMAID, "mermaid")
-    assert response.status_code == 200 and "mermaid: graph TD" in response.get_data(as_text=True)
+    response = _render(client, NOMNOML, "nomnoml")
+    assert response.status_code == 200 and "nomnoml: [Login]" in response.get_data(as_text=True)
     assert _render(client, '{"marks": []}', "vega").status_code == 200
-    assert [request["type"] for request in auto_kroki.requests] == ["mermaid", "vega"]
+    assert [request["type"] for request in auto_kroki.requests] == ["nomnoml", "vega"]
 
 
 def test_a_missing_engine_is_skipped_for_kroki(client, auto_kroki, settings, tmp_path):
@@ -154,7 +154,7 @@ def test_the_engines_listing_with_kroki_covers_every_kroki_type(client, auto_kro
     assert [row["type"] for row in rows] == sorted(KROKI_TYPES)
     backends = {row["type"]: row["backend"] for row in rows}
     assert {kind for kind, backend in backends.items() if backend == "local"} == set(_local_types())
-    assert backends["mermaid"] == "kroki"
+    assert backends["nomnoml"] == "kroki"
     assert auto_kroki.url.split("//")[1] not in str(rows)
     assert auto_kroki.requests == []
 

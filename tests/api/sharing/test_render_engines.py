@@ -170,19 +170,20 @@ def test_dbml_is_held_to_the_memory_limit(client, settings):
 
 
 def _long_sequence(tag):
-    return ("@startuml\n" + "\n".join(f"p{i % 50} -> p{(i * 7) % 50}: m{i}" for i in range(5000))
+    """A sequence far past a second of CPU on any machine (the render settings must admit its 400 KB)."""
+    return ("@startuml\n" + "\n".join(f"p{i % 50} -> p{(i * 7) % 50}: m{i}" for i in range(20000))
             + f"\n' {tag}\n@enduml\n")
 
 
 def test_a_long_plantuml_sequence_is_stopped_at_the_cpu_limit(client, settings):
     require("plantuml")
-    settings(RENDER_CPU_SECONDS=2)
+    settings(RENDER_CPU_SECONDS=1, RENDER_MAX_SOURCE_BYTES=1_000_000)
     assert error_detail(_render(client, _long_sequence("cpu"), "plantuml"), 400) == TOO_LARGE
 
 
 def test_plantuml_past_the_render_timeout_is_a_504(client, settings):
     require("plantuml")
-    settings(RENDER_TIMEOUT=1)
+    settings(RENDER_TIMEOUT=1, RENDER_MAX_SOURCE_BYTES=1_000_000)
     detail = error_detail(_render(client, _long_sequence("timeout"), "plantuml"), 504)
     assert detail == "The rendering service did not answer in time"
 

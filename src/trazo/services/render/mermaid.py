@@ -59,7 +59,7 @@ class MermaidEngine:
     """One Node + Chromium engine, started lazily. Thread-safe: renders from many threads share it."""
 
     def __init__(self, config):
-        self.timeout = config["RENDER_TIMEOUT"]
+        self.timeout = config.get("RENDER_TIMEOUT") or 30
         self.max_bytes = config.get("RENDER_MAX_SVG_BYTES") or MAX_SVG_BYTES
         self.max_source_bytes = config.get("RENDER_MAX_SOURCE_BYTES") or 100_000
         self.max_edges = config.get("RENDER_MAX_GRAPH_EDGES") or 2000
@@ -435,15 +435,16 @@ atexit.register(stop_shared_engine)
 # -- the local backend's Mermaid engine (services/render/engines.py) -----------------------------------
 
 def _installed(config):
-    """No command per render (the engine is a warm server); raises EngineMissing with what this host lacks."""
-    lacks = shared_engine(config).missing()
+    """No command per render (the engine is a warm server); raises EngineMissing with what this host lacks
+    (asked of a throwaway engine: nothing starts, and the shared one keeps the app's settings)."""
+    lacks = MermaidEngine(config).missing()
     if lacks:
         raise engines.EngineMissing("missing " + ", ".join(lacks))
     return []
 
 
 MERMAID = engines.register(engines.Engine(
-    "mermaid", ("mermaid",), _installed, lambda config: shared_engine(config).version(),
+    "mermaid", ("mermaid",), _installed, lambda config: MermaidEngine(config).version(),
     engines.native_limits, lambda _code, _stderr: False,
     # The theme comes in the source, as an init directive (core/images.py), like a user's own.
     render=lambda config, source, seconds: shared_engine(config).render_svg(source, timeout=seconds)))
