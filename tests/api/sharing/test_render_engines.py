@@ -144,28 +144,24 @@ def _dbml_tables(count, tag=""):
                      for i in range(count)) + f"\n// {tag}\n"
 
 
-def test_a_huge_d2_graph_is_stopped_at_the_cpu_limit(client, settings):
-    require("d2")
+# Type -> (engine, a source of it far past the limits, given a tag that keeps it out of the render cache).
+HUGE = {"d2": ("d2", lambda tag: _d2_graph(3000, tag)), "dbml": ("dbml-renderer", lambda tag: _dbml_tables(300, tag))}
+
+
+@pytest.mark.parametrize("kind", sorted(HUGE))
+def test_a_huge_source_is_stopped_at_the_cpu_limit(client, settings, kind):
+    engine, huge = HUGE[kind]
+    require(engine)
     settings(RENDER_CPU_SECONDS=1)
-    assert error_detail(_render(client, _d2_graph(3000, "cpu"), "d2"), 400) == TOO_LARGE
+    assert error_detail(_render(client, huge("cpu"), kind), 400) == TOO_LARGE
 
 
-def test_d2_is_held_to_the_memory_limit(client, settings):
-    require("d2")
+@pytest.mark.parametrize("kind", sorted(HUGE))
+def test_an_engine_is_held_to_the_memory_limit(client, settings, kind):
+    engine, huge = HUGE[kind]
+    require(engine)
     settings(RENDER_MEMORY_MB=48)
-    assert error_detail(_render(client, _d2_graph(3000, "memory"), "d2"), 400) == TOO_LARGE
-
-
-def test_a_huge_dbml_schema_is_stopped_at_the_cpu_limit(client, settings):
-    require("dbml-renderer")
-    settings(RENDER_CPU_SECONDS=1)
-    assert error_detail(_render(client, _dbml_tables(300, "cpu"), "dbml"), 400) == TOO_LARGE
-
-
-def test_dbml_is_held_to_the_memory_limit(client, settings):
-    require("dbml-renderer")
-    settings(RENDER_MEMORY_MB=48)
-    assert error_detail(_render(client, _dbml_tables(300, "memory"), "dbml", lang="es"), 400) == (
+    assert error_detail(_render(client, huge("memory"), kind, lang="es"), 400) == (
         "El diagrama es demasiado grande o complejo para renderizarlo")
 
 
