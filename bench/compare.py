@@ -221,6 +221,11 @@ def summarize_editor(searches):
             "searches": searches}
 
 
+def _row(backend, measure, old, new):
+    """One table row: the old and new values and their ratio."""
+    return f"| {backend} | {measure} | {old} | {new} | {_ratio(new, old)} |"
+
+
 def _ratio(new, old):
     return f"{new / old:.2f}" if new and old else "-"
 
@@ -241,14 +246,10 @@ def table(results, trees, args):
         if before["autosave"] and after["autosave"]:
             a, b = before["autosave"], after["autosave"]
             lines += [
-                f"| {backend} | autosave PUT req/s, best round | {a['best_rps']:.0f} | {b['best_rps']:.0f} "
-                f"| {_ratio(b['best_rps'], a['best_rps'])} |",
-                f"| {backend} | autosave PUT req/s, median | {a['median_rps']:.0f} | {b['median_rps']:.0f} "
-                f"| {_ratio(b['median_rps'], a['median_rps'])} |",
-                f"| {backend} | autosave PUT p99 ms, best round | {a['best_p99_ms']} | {b['best_p99_ms']} "
-                f"| {_ratio(b['best_p99_ms'], a['best_p99_ms'])} |",
-                f"| {backend} | autosave PUT p99 ms, median | {a['median_p99_ms']} | {b['median_p99_ms']} "
-                f"| {_ratio(b['median_p99_ms'], a['median_p99_ms'])} |",
+                _row(backend, "autosave PUT req/s, best round", round(a["best_rps"]), round(b["best_rps"])),
+                _row(backend, "autosave PUT req/s, median", round(a["median_rps"]), round(b["median_rps"])),
+                _row(backend, "autosave PUT p99 ms, best round", a["best_p99_ms"], b["best_p99_ms"]),
+                _row(backend, "autosave PUT p99 ms, median", a["median_p99_ms"], b["median_p99_ms"]),
                 f"| {backend} | autosave errors, all rounds | {a['errors']} | {b['errors']} | - |",
             ]
             ratio = b["best_rps"] / a["best_rps"] if a["best_rps"] else 0
@@ -263,8 +264,7 @@ def table(results, trees, args):
             lines += [
                 f"| {backend} | editor capacity, users (p99 < {editor.P99_TARGET_MS:.0f} ms) | {_users(a)} "
                 f"| {_users(b)} | {_ratio(b['users_held'], a['users_held'])} |",
-                f"| {backend} | editor p99 ms at that step | {a['p99_ms']} | {b['p99_ms']} "
-                f"| {_ratio(b['p99_ms'], a['p99_ms'])} |",
+                _row(backend, "editor p99 ms at that step", a["p99_ms"], b["p99_ms"]),
             ]
             for side, summary in (("old", a), ("new", b)):
                 steps = "; ".join(", ".join(f"{step['users']} {'held' if step['held'] else 'not held'} "

@@ -30,8 +30,17 @@ def folder_of_project(project_id, folder_id):
                   _("Folder not found"))
 
 
-def owned_diagram(user, diagram_id):
-    """The caller's diagram `diagram_id`, or NotFound."""
-    return _owned(select(Diagram).join(Project, Project.id == Diagram.project_id)
+def _diagram(user, diagram_id, *columns):
+    return _owned(select(*columns).join(Project, Project.id == Diagram.project_id)
                   .where(Diagram.id == str(diagram_id), Project.user_id == user.id),
                   _("Diagram not found"))
+
+
+def owned_diagram(user, diagram_id):
+    """The caller's diagram `diagram_id`, or NotFound."""
+    return _diagram(user, diagram_id, Diagram)
+
+
+def owned_diagram_id(user, diagram_id):
+    """The id of the caller's diagram `diagram_id` (nothing else is read, its texts included), or NotFound."""
+    return _diagram(user, diagram_id, Diagram.id)

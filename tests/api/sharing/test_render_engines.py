@@ -145,14 +145,14 @@ def _dbml_tables(count, tag=""):
 
 
 # Type -> (engine, a source of it far past the limits, given a tag that keeps it out of the render cache).
-HUGE = {"d2": ("d2", lambda tag: _d2_graph(3000, tag)), "dbml": ("dbml-renderer", lambda tag: _dbml_tables(300, tag))}
+HUGE = {"d2": ("d2", lambda tag: _d2_graph(8000, tag)), "dbml": ("dbml-renderer", lambda tag: _dbml_tables(300, tag))}
 
 
 @pytest.mark.parametrize("kind", sorted(HUGE))
 def test_a_huge_source_is_stopped_at_the_cpu_limit(client, settings, kind):
     engine, huge = HUGE[kind]
     require(engine)
-    settings(RENDER_CPU_SECONDS=1)
+    settings(RENDER_CPU_SECONDS=1, RENDER_MAX_SOURCE_BYTES=1_000_000)
     assert error_detail(_render(client, huge("cpu"), kind), 400) == TOO_LARGE
 
 
@@ -160,7 +160,7 @@ def test_a_huge_source_is_stopped_at_the_cpu_limit(client, settings, kind):
 def test_an_engine_is_held_to_the_memory_limit(client, settings, kind):
     engine, huge = HUGE[kind]
     require(engine)
-    settings(RENDER_MEMORY_MB=48)
+    settings(RENDER_MEMORY_MB=48, RENDER_MAX_SOURCE_BYTES=1_000_000)
     assert error_detail(_render(client, huge("memory"), kind, lang="es"), 400) == (
         "El diagrama es demasiado grande o complejo para renderizarlo")
 

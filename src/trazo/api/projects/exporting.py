@@ -4,7 +4,7 @@ The formats are written by archive/ (docs/export-format.md); here the caller's p
 the database, the diagrams' texts a batch at a time, into a temporary file (in memory while small),
 then sent from that file after the request has given its database connection back, so neither a
 large project nor a slow client holds much memory or a connection. With `include_history`, a ZIP also
-holds each diagram's revisions, read a batch at a time too (export_history.py).
+holds each diagram's revisions, read a batch at a time too (core/revision_batches.py).
 """
 import re
 import tempfile
@@ -17,13 +17,14 @@ from flask_babel import gettext
 from sqlalchemy import func, null, select
 from werkzeug.wsgi import wrap_file
 
+from ...archive.history import ExportRevision
 from ...archive.layout import ExportDiagram, ExportFolder, ExportSnapshot, assume_descriptions, mark_descriptions
 from ...archive.markdown import estimated_tokens, markdown_chunks, markdown_measure
 from ...archive.zip_export import write_zip, zip_size_bound
 from ...core.ownership import folder_of_project, owned_project
+from ...core.revision_batches import history_stats, revisions_in_batches
 from ...extensions import db
 from ...models.content import Diagram, Folder
-from .export_history import history_rows, history_stats
 
 ZIP_TYPE = "application/zip"
 MARKDOWN_TYPE = "text/markdown"  # Flask adds "; charset=utf-8" to text types
@@ -57,7 +58,13 @@ def _snapshot(user, project_id, query):
         with_descriptions=query["descriptions"],
         read_texts=diagram_texts,
         with_history=with_history,
-        read_history=partial(history_rows, stats))
+        read_history=partial(_export_revisions, stats))
+
+
+def _export_revisions(stats, diagrams, with_content=True):
+    """(diagram, ExportRevision, content) of `diagrams`' revisions, a batch at a time."""
+    for diagram, metadata, content in revisions_in_batches(stats, diagrams, with_content):
+        yield diagram, ExportRevision(*metadata), content
 
 
 def _batches(diagrams, size):

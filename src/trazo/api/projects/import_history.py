@@ -66,7 +66,7 @@ def _unmatched_counts(revision, previous):
     return (added, removed) if revision.content != previous else (0, 0)
 
 
-def history_rows(diagram, planned, author_id, budget):
+def imported_revisions(diagram, planned, author_id, budget):
     """The revision rows of a new diagram (its id set; they are not added to the session), its
     `history_size` set to their stored size."""
     history = planned.history

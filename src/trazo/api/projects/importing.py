@@ -31,7 +31,7 @@ from ...models.content import (
     utf8_size,
 )
 from ..fields import DESCRIPTION_MAX
-from .import_history import DiffBudget, history_bound, history_rows, settle_histories
+from .import_history import DiffBudget, history_bound, imported_revisions, settle_histories
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ def _create(user, project, plan, target, now):
                 for planned in plan.diagrams]
     budget = DiffBudget()
     revisions = [row for diagram, planned in zip(diagrams, plan.diagrams, strict=True)
-                 for row in history_rows(diagram, planned, user.id, budget)]
+                 for row in imported_revisions(diagram, planned, user.id, budget)]
     ensure_room(user, _additions(plan, sum(diagram.history_size for diagram in diagrams)))
     usage = _diagram_usage(user)
     db.session.add_all(new_folders)

@@ -15,23 +15,16 @@ from ...core.history import (
     revision_limit,
     start_history,
 )
-from ...core.ownership import owned_diagram
+from ...core.ownership import owned_diagram, owned_diagram_id
 from ...core.quotas import ensure_room
 from ...errors import Conflict, found_or_404
 from ...extensions import db
-from ...models.content import Diagram, Project, utf8_size
+from ...models.content import utf8_size
 from ...models.history import SOURCE_CREATE, SOURCE_RESTORE, DiagramRevision
 from ..common import page_envelope
 from .schemas import CURRENT
 
 SUMMARY_COLUMNS = tuple(column for column in DiagramRevision.__table__.c if column.key != "content")
-
-
-def _owned_diagram_id(user, diagram_id):
-    """The id of the caller's diagram `diagram_id` (its texts are not read), or NotFound."""
-    return found_or_404(db.session.scalar(select(Diagram.id).join(Project, Project.id == Diagram.project_id)
-                                          .where(Diagram.id == str(diagram_id), Project.user_id == user.id)),
-                        _("Diagram not found"))
 
 
 def _revision(diagram_id, number):
@@ -42,7 +35,7 @@ def _revision(diagram_id, number):
 
 def list_revisions(user, diagram_id, page, page_size):
     """Newest first, without contents."""
-    owned = _owned_diagram_id(user, diagram_id)
+    owned = owned_diagram_id(user, diagram_id)
     total = db.session.scalar(select(func.count()).where(DiagramRevision.diagram_id == owned))
     rows = db.session.execute(select(*SUMMARY_COLUMNS).where(DiagramRevision.diagram_id == owned)
                               .order_by(DiagramRevision.number.desc())
@@ -51,7 +44,7 @@ def list_revisions(user, diagram_id, page, page_size):
 
 
 def get_revision(user, diagram_id, number):
-    return _revision(_owned_diagram_id(user, diagram_id), number)
+    return _revision(owned_diagram_id(user, diagram_id), number)
 
 
 def _side(revision):
@@ -75,7 +68,7 @@ def diff_revision(user, diagram_id, number, against):
         newer = ({"number": None, "title": diagram.title, "diagram_type": diagram.diagram_type, "label": None},
                  diagram.content or "")
     else:
-        owned = _owned_diagram_id(user, diagram_id)
+        owned = owned_diagram_id(user, diagram_id)
         revision = _revision(owned, number)
         other = _revision(owned, int(against)) if against is not None else _previous(owned, number)
         newer = (_side(revision), decompress(revision.content))
@@ -122,7 +115,7 @@ def _label_current(user, diagram_id, label):
 
 def rename_label(user, diagram_id, number, label):
     """Rename or (with null) clear a revision's label; an unlabelled revision may be pruned again."""
-    revision = _revision(_owned_diagram_id(user, diagram_id), number)
+    revision = _revision(owned_diagram_id(user, diagram_id), number)
     revision.label = label
     db.session.commit()
     return revision

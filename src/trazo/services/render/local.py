@@ -8,8 +8,8 @@ import tempfile
 import threading
 import time
 
-from . import engines
 from .base import MAX_SVG_BYTES, NO_ENGINE, READS_FILES_OR_NETWORK
+from .engines import EngineMissing, registered
 from .errors import DiagramSyntaxError, RendererBusy, RendererFailed, RendererLimitExceeded
 from .process import run_capped
 
@@ -44,10 +44,10 @@ class LocalRenderer:
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.tools = {}
-        for engine in engines.ENGINES:
+        for engine in registered():
             try:
                 command = engine.command(config)
-            except engines.EngineMissing:
+            except EngineMissing:
                 continue
             for kind in engine.types:
                 self.tools.setdefault(kind, (engine, command, engine.limits(config)))

@@ -27,9 +27,9 @@ import threading
 import time
 from pathlib import Path
 
-from . import engines
 from .base import MAX_SVG_BYTES
 from .diagnostics import clean_message
+from .engines import Engine, EngineMissing, native_limits, register
 from .errors import (
     DiagramSyntaxError,
     RendererBusy,
@@ -439,12 +439,12 @@ def _installed(config):
     (asked of a throwaway engine: nothing starts, and the shared one keeps the app's settings)."""
     lacks = MermaidEngine(config).missing()
     if lacks:
-        raise engines.EngineMissing("missing " + ", ".join(lacks))
+        raise EngineMissing("missing " + ", ".join(lacks))
     return []
 
 
-MERMAID = engines.register(engines.Engine(
+MERMAID = register(Engine(
     "mermaid", ("mermaid",), _installed, lambda config: MermaidEngine(config).version(),
-    engines.native_limits, lambda _code, _stderr: False,
+    native_limits, lambda _code, _stderr: False,
     # The theme comes in the source, as an init directive (core/images.py), like a user's own.
     render=lambda config, source, seconds: shared_engine(config).render_svg(source, timeout=seconds)))

@@ -11,8 +11,9 @@ import threading
 import time
 
 from .cache import LruCache
+from .engines import bare_environment, native_limits
 from .errors import RendererBusy, RendererFailed, RendererLimitExceeded
-from .process import Limits, run_capped
+from .process import run_capped
 
 MAX_PNG_BYTES = 20 * 1024 * 1024
 _pngs = LruCache(16 * 1024 * 1024)
@@ -42,12 +43,11 @@ def svg_to_png(svg, config, key=None):
     data = svg.encode("utf-8")
     if not _SLOTS.acquire(timeout=config["RENDER_TIMEOUT"]):
         raise RendererBusy()
-    limits = Limits(cpu_seconds=config["RENDER_CPU_SECONDS"], address_space=config["RENDER_MEMORY_MB"] << 20)
+    limits = native_limits(config)
     try:
         with tempfile.TemporaryDirectory(prefix="trazo-raster-") as workdir:
-            environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "LANG": "C.UTF-8"}
             result = run_capped([binary, "--resources-dir", workdir, "-", "-c"], data, ends - time.monotonic(),
-                                MAX_PNG_BYTES, environment, workdir, limits)
+                                MAX_PNG_BYTES, bare_environment(workdir), workdir, limits)
     finally:
         _SLOTS.release()
     if result.returncode != 0 or not result.stdout.startswith(b"\x89PNG"):

@@ -1,4 +1,5 @@
-"""The revisions an export with history holds, read from the database a batch at a time.
+"""A project's revisions read from the database a batch at a time (the export with history:
+docs/export-format.md).
 
 Small histories are read several diagrams at once, up to about BATCH_BYTES of stored (compressed)
 content or BATCH_ROWS revisions; a larger one alone, a page of revisions at a time sized by its largest
@@ -9,11 +10,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, null, select
 
-from ...archive.history import ExportRevision
-from ...core.history import decompress
-from ...extensions import db
-from ...models.content import Diagram
-from ...models.history import DiagramRevision
+from ..extensions import db
+from ..models.content import Diagram
+from ..models.history import DiagramRevision
+from .history import decompress
 
 BATCH_BYTES = 4 * 1024 * 1024
 BATCH_ROWS = 200
@@ -47,7 +47,7 @@ def _columns(with_content):
 
 
 def _handed(diagram, row, with_content):
-    return diagram, ExportRevision(*row[1:-1]), decompress(row[-1]) if with_content else None
+    return diagram, tuple(row[1:-1]), decompress(row[-1]) if with_content else None
 
 
 def _read_together(group, with_content):
@@ -78,9 +78,10 @@ def _read_alone(diagram, stats, with_content):
         after = rows[-1][1]
 
 
-def history_rows(stats, diagrams, with_content=True):
-    """(diagram, ExportRevision, content) for the revisions of `diagrams`, in their order then by number
-    (content None without content); `stats` is what history_stats() found."""
+def revisions_in_batches(stats, diagrams, with_content=True):
+    """(diagram, metadata, content) for the revisions of `diagrams`, in their order then by number:
+    metadata holds the METADATA columns in order, content is None without content; `stats` is what
+    history_stats() found."""
     rows_cap = BATCH_ROWS if with_content else METADATA_ROWS
     group, weight, count = [], 0, 0
     for diagram in diagrams:
