@@ -206,6 +206,9 @@ def load_config(env, instance_path):
         "RENDER_MAX_GRAPH_EDGES": _int(env, "RENDER_MAX_GRAPH_EDGES", 2000),
         "RENDER_CPU_SECONDS": _int(env, "RENDER_CPU_SECONDS", 10),
         "RENDER_MEMORY_MB": _int(env, "RENDER_MEMORY_MB", 512),
+        # An export with images draws until this deadline, and at most this many images the cache lacks.
+        "EXPORT_IMAGES_SECONDS": _int(env, "EXPORT_IMAGES_SECONDS", 60),
+        "EXPORT_IMAGE_RENDERS": _int(env, "EXPORT_IMAGE_RENDERS", 50),
         # AI
         "OPENAI_BASE_URL": env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
         "ANTHROPIC_BASE_URL": env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com/v1",

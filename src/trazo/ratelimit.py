@@ -9,9 +9,10 @@ import time
 
 from flask import current_app, request
 from flask_limiter import RateLimitExceeded
+from limits import parse
 from limits.storage import storage_from_string
 
-from .errors import error_response, too_many_requests_text
+from .errors import TooManyRequests, error_response, too_many_requests_text
 from .extensions import limiter
 
 COUNTER_PREFIX = "trazo-counter"
@@ -60,12 +61,25 @@ DEFAULT_LIMITS = {
     "RATE_LIMIT_SHARED_PUBLIC": "60/minute",
     "RATE_LIMIT_SHARED_IMAGE": "300/minute",
     "RATE_LIMIT_EXPORT": "30/minute",
+    "RATE_LIMIT_EXPORT_IMAGES": "2/10 minutes",
     "RATE_LIMIT_REVISION_DIFF": "30/minute",
     "RATE_LIMIT_EXPORT_SUMMARY": "60/minute",
     "RATE_LIMIT_IMPORT": "20/minute",
     "RATE_LIMIT_IMPORT_PREVIEW": "60/minute",
     "RATE_LIMIT_AI": "30/minute",
 }
+
+
+def spend(name, key):
+    """Take one from the limit RATE_LIMIT_<name> for `key`, inside a view (a budget only some requests
+    spend, e.g. a render the cache cannot answer); TooManyRequests once it is spent."""
+    if not (limiter.enabled and limiter.initialized):
+        return
+    config = current_app.config
+    item = parse(config[f"RATE_LIMIT_{name}"])
+    keys = (config["RATELIMIT_KEY_PREFIX"], name.lower().replace("_", "-"), key)
+    if not limiter.limiter.hit(item, *keys):
+        raise TooManyRequests(limiter.limiter.get_window_stats(item, *keys).reset_time - time.time())
 
 
 class Counter:

@@ -22,6 +22,7 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 README = "README.md"
 DESCRIPTION_EXTENSION = ".md"
+IMAGE_EXTENSION = ".svg"  # appended to the source's path: "Flow.mmd.svg" never meets another entry
 TYPE_LABELS = {"mermaid": "Mermaid", "flowchart": "Mermaid", "plantuml": "PlantUML", "c4plantuml": "C4-PlantUML",
                "d2": "D2", "dbml": "DBML", "graphviz": "Graphviz"}
 
@@ -52,6 +53,8 @@ class ExportDiagram:
     revision_count: int = 0  # read only for an export with history
     history_dir: str | None = None  # where its revisions go, when it has some and history was asked for
     history_path: str | None = None  # its revisions.json
+    image_path: str | None = None  # its SVG, when images were asked for (None again when it was not drawn)
+    image_skipped: dict | None = None  # why it has no image: {"reason", "detail"?}
 
 
 @dataclass
@@ -69,6 +72,8 @@ class ExportSnapshot:
     root: str = ""
     with_history: bool = False
     read_history: Callable | None = None
+    with_images: bool = False
+    read_images: Callable | None = None
 
     def __post_init__(self):
         _assign_paths(self)
@@ -102,6 +107,8 @@ def _assign_paths(snapshot):
         diagram.path = diagram.stem + SOURCE_EXTENSIONS.get(diagram.diagram_type, PLAIN_TEXT_EXTENSION)
     if snapshot.with_history:
         _assign_history_paths(snapshot)
+    if snapshot.with_images:
+        _assign_image_paths(snapshot)
 
 
 def _assign_history_paths(snapshot):
@@ -117,6 +124,21 @@ def _assign_history_paths(snapshot):
             name = unique(name, taken, len(name) + 8)
         diagram.history_dir = f"{HISTORY_DIR}/{name}"
         diagram.history_path = f"{diagram.history_dir}/{HISTORY_INDEX}"
+
+
+def _assign_image_paths(snapshot):
+    """`<source path>.svg` beside each diagram's source; a root diagram whose image would have the name of
+    a folder's directory (a folder called "Overview.mmd.svg") gets "Overview.mmd (2).svg"."""
+    taken = {name[:-len(IMAGE_EXTENSION)] for name in (folder.path.lower() for folder in snapshot.folders)
+             if name.endswith(IMAGE_EXTENSION)}
+    for diagram in snapshot.diagrams:
+        stem = diagram.path if "/" in diagram.path else unique(diagram.path, taken, len(diagram.path) + 8)
+        diagram.image_path = stem + IMAGE_EXTENSION
+
+
+def image_diagrams(snapshot):
+    """The diagrams whose images the export holds or tries to."""
+    return [diagram for diagram in snapshot.diagrams if diagram.image_path]
 
 
 def history_diagrams(snapshot):

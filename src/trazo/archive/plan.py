@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from ..core.content_limits import HEX_COLOR, NAME_MAX, ContentCaps
 from ..core.diagram_types import DIAGRAM_TYPES, FREEHAND
 from .history import is_history_path, read_history
-from .layout import FORMAT, MANIFEST, README
+from .layout import FORMAT, IMAGE_EXTENSION, MANIFEST, README
 from .parse import (
     EXTENSION_TYPES,
     MARKDOWN_EXTENSIONS,
@@ -147,7 +147,7 @@ def _from_manifest(plan, files, manifest, folders, history):
     entries = _listed(manifest, "diagrams")
     listed = {entry["path"] for entry in entries if isinstance(entry.get("path"), str)}
     siblings = _markdown_by_stem(path for path in files if path not in listed)
-    used = {MANIFEST, README}
+    used = {MANIFEST, README} | _images(entries)
     for entry in entries:
         path = entry.get("path")
         if not isinstance(path, str) or path not in files or path in used:
@@ -179,6 +179,12 @@ def _from_manifest(plan, files, manifest, folders, history):
         if plan.add(diagram):
             plan.take_history(diagram, history, entry.get("history_path"), title)
     return used
+
+
+def _images(entries):
+    """The images an export drew (drawn again from the sources, never imported)."""
+    return {entry["image_path"] for entry in entries
+            if isinstance(entry.get("image_path"), str) and entry["image_path"].lower().endswith(IMAGE_EXTENSION)}
 
 
 def _description_siblings(paths):

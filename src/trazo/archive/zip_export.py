@@ -1,11 +1,20 @@
-"""The ZIP export: README, manifest, one file per diagram and, when asked, the diagrams' revisions,
-written to a file as it is compressed, and the most it can weigh. The README is localized through the
-`gettext` function the caller passes."""
+"""The ZIP export: README, one file per diagram, when asked the diagrams' revisions and images, then the
+manifest (last, as it says which images were drawn), written to a file as it is compressed, and the most
+it can weigh. The README is localized through the `gettext` function the caller passes."""
 import json
 import zipfile
 
 from .history import encode_content, history_index
-from .layout import FORMAT, FORMAT_VERSION, MANIFEST, README, description_file, history_diagrams, type_label
+from .layout import (
+    FORMAT,
+    FORMAT_VERSION,
+    MANIFEST,
+    README,
+    description_file,
+    history_diagrams,
+    image_diagrams,
+    type_label,
+)
 
 # The end of central directory record, plus the ZIP64 records zipfile adds past 65,535 entries.
 END_RECORDS = 22 + 56 + 20
@@ -28,6 +37,10 @@ def manifest(snapshot):
             entry["description_path"] = diagram.description_path
         if diagram.history_path:
             entry["history_path"] = diagram.history_path
+        if diagram.image_path:
+            entry["image_path"] = diagram.image_path
+        if diagram.image_skipped:
+            entry["image_skipped"] = diagram.image_skipped
         diagrams.append(entry)
     return {
         "format": FORMAT,
@@ -59,8 +72,11 @@ def readme(snapshot, gettext):
                 ".d2 D2, .dbml DBML, .dot Graphviz, .freehand.json freehand sketch (JSON), .txt other types. "
                 "A .md file next to a diagram holds its description. manifest.json lets the archive be imported "
                 "back as it was."), "",
-        "| " + " | ".join(headings) + " |", "|---|---|---|---|",
     ]
+    if snapshot.with_images:
+        lines += [gettext("Each .svg file next to a diagram's source is its image, drawn at export time; "
+                          "manifest.json says why a diagram has none."), ""]
+    lines += ["| " + " | ".join(headings) + " |", "|---|---|---|---|"]
     lines += [f"| `{_cell(d.path)}` | {_cell(d.title)} | {type_label(d.diagram_type, gettext)} | "
               f"{d.updated_at:%Y-%m-%d} |" for d in snapshot.diagrams]
     return "\n".join(lines) + "\n"
@@ -77,7 +93,6 @@ def _entry(name, moment, compress=zipfile.ZIP_DEFLATED):
 def _index_entries(archive, snapshot, gettext):
     root, moment = snapshot.root, snapshot.exported_at
     archive.writestr(_entry(f"{root}/{README}", moment, zipfile.ZIP_STORED), readme(snapshot, gettext).encode())
-    archive.writestr(_entry(f"{root}/{MANIFEST}", moment, zipfile.ZIP_STORED), _manifest_bytes(manifest(snapshot)))
     for folder in snapshot.folders:
         directory = _entry(f"{root}/{folder.path}/", moment, zipfile.ZIP_STORED)
         directory.external_attr = 0o40755 << 16 | 0x10
@@ -101,6 +116,20 @@ def write_zip(snapshot, target, gettext):
                                  description_file(diagram, description).encode())
         if snapshot.with_history:
             _write_history(archive, snapshot)
+        if snapshot.with_images:
+            _write_images(archive, snapshot)
+        archive.writestr(_entry(f"{root}/{MANIFEST}", snapshot.exported_at, zipfile.ZIP_STORED),
+                         _manifest_bytes(manifest(snapshot)))
+
+
+def _write_images(archive, snapshot):
+    """Each diagram's SVG beside its source, as the caller draws them; a diagram not drawn loses its
+    image path and says why in the manifest."""
+    for diagram, svg, skipped in snapshot.read_images(image_diagrams(snapshot)):
+        if svg is None:
+            diagram.image_path, diagram.image_skipped = None, skipped
+        else:
+            archive.writestr(_entry(f"{snapshot.root}/{diagram.image_path}", diagram.updated_at), svg.encode())
 
 
 def _by_diagram(snapshot, with_content):

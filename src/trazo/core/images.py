@@ -5,6 +5,7 @@ The ETag is computed without drawing: a hash of the type, the content, what draw
 engine's version) and the options, so an unchanged diagram answers 304 from its row alone. Drawing goes
 through the render cache (core/rendering.py), so a miss costs one render per content, whatever the number
 of readers; a PNG is the cached SVG rasterized (services/render/raster.py) and kept in a small cache too.
+An export's images (docs/export-format.md, "Images") are drawn the same way, within a DrawingBudget.
 """
 import hashlib
 import threading
@@ -16,7 +17,7 @@ from flask import Response, current_app
 from flask_babel import gettext as _
 from werkzeug.http import parse_etags
 
-from ..errors import ServiceUnavailable
+from ..errors import AppError, ServiceUnavailable
 from ..services import render as renderers
 from ..services.render import raster
 from .diagram_types import FREEHAND
@@ -123,3 +124,38 @@ def image_response(image, if_none_match, public, revalidation_key=None):
     with render_failures("resvg", image.kind):
         png = raster.svg_to_png(svg, current_app.config, key=etag)
     return Response(png, mimetype=FORMATS["png"], headers=headers)
+
+
+class BudgetSpent(Exception):
+    """An export may draw no more images the cache does not hold."""
+
+
+class DrawingBudget:
+    """What one export may draw: until a deadline (checked before each image, so the last drawing may
+    end up to RENDER_TIMEOUT later) and at most `renders` drawings the render cache does not answer.
+    Cached images cost no drawing; they still stop at the deadline."""
+
+    def __init__(self, seconds, renders):
+        self.deadline = time.monotonic() + seconds
+        self.renders = renders
+
+    def _spend(self):
+        if self.renders <= 0:
+            raise BudgetSpent()
+        self.renders -= 1
+
+    def draw(self, diagram_type, content):
+        """(SVG text, None), or (None, {"reason", "detail"?}) saying why the diagram has no image."""
+        if not content.strip():
+            return None, {"reason": "empty"}
+        if time.monotonic() >= self.deadline:
+            return None, {"reason": "time_budget"}
+        image = ImageRequest(diagram_type, content, "svg")
+        try:
+            return render(image.kind, image.source, before_render=self._spend), None
+        except BudgetSpent:
+            return None, {"reason": "render_budget"}
+        except AppError as refusal:  # a syntax error, a source too large, no engine for the type...
+            detail = refusal.detail
+            return None, {"reason": "render_error",
+                          "detail": detail if isinstance(detail, str) else "; ".join(i["msg"] for i in detail)}

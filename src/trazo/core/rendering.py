@@ -2,16 +2,13 @@
 
 Shared by the render route (api/render) and the image links (api/shares, api/diagrams)."""
 import logging
-import time
 from contextlib import contextmanager
 
 from flask import current_app
 from flask_babel import gettext as _
-from limits import parse
 
-from ..errors import BadRequest, GatewayTimeout, ServiceUnavailable, TooManyRequests, UpstreamError, ValidationFailed
-from ..extensions import limiter
-from ..ratelimit import client_address
+from ..errors import BadRequest, GatewayTimeout, ServiceUnavailable, UpstreamError, ValidationFailed
+from ..ratelimit import client_address, spend
 from ..services import render as renderers
 
 log = logging.getLogger(__name__)
@@ -20,8 +17,9 @@ log = logging.getLogger(__name__)
 ALIASES = {"dot": "graphviz", "uml": "plantuml"}
 
 
-def render(diagram_type, source):
-    """The SVG text of `source` drawn as `diagram_type`."""
+def render(diagram_type, source, before_render=None):
+    """The SVG text of `source` drawn as `diagram_type`. A drawing the cache cannot answer first calls
+    `before_render()` (which may refuse by raising); by default it spends the caller's miss budget."""
     config = current_app.config
     renderer = renderers.configured_renderer(config)
     if renderer is None:
@@ -37,7 +35,8 @@ def render(diagram_type, source):
                            type=diagram_type, types=", ".join(sorted(supported))))
     _check_size(kind, source, config)
     with render_failures(renderer.name, kind):
-        return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), _spend_miss_budget)
+        return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"),
+                                       before_render or _spend_miss_budget)
 
 
 @contextmanager
@@ -91,10 +90,4 @@ def _check_size(kind, source, config):
 def _spend_miss_budget():
     """A render the cache cannot answer costs a process (or a Kroki call): it spends a second, smaller
     per-address budget, RATE_LIMIT_RENDER_MISS, on top of RATE_LIMIT_RENDER."""
-    if not (limiter.enabled and limiter.initialized):
-        return
-    config = current_app.config
-    item = parse(config["RATE_LIMIT_RENDER_MISS"])
-    key = (config["RATELIMIT_KEY_PREFIX"], "render-miss", client_address())
-    if not limiter.limiter.hit(item, *key):
-        raise TooManyRequests(limiter.limiter.get_window_stats(item, *key).reset_time - time.time())
+    spend("RENDER_MISS", client_address())

@@ -4,7 +4,9 @@ The formats are written by archive/ (docs/export-format.md); here the caller's p
 the database, the diagrams' texts a batch at a time, into a temporary file (in memory while small),
 then sent from that file after the request has given its database connection back, so neither a
 large project nor a slow client holds much memory or a connection. With `include_history`, a ZIP also
-holds each diagram's revisions, read a batch at a time too (core/revision_batches.py).
+holds each diagram's revisions, read a batch at a time too (core/revision_batches.py). With
+`include_images`, each diagram's SVG, drawn within a budget of time and drawings (core/images.py
+DrawingBudget, docs/export-format.md "Images") with no database connection held while engines draw.
 """
 import re
 import tempfile
@@ -12,7 +14,7 @@ import unicodedata
 from functools import partial
 from urllib.parse import quote
 
-from flask import Response, request
+from flask import Response, current_app, request
 from flask_babel import gettext
 from sqlalchemy import func, null, select
 from werkzeug.wsgi import wrap_file
@@ -21,10 +23,12 @@ from ...archive.history import ExportRevision
 from ...archive.layout import ExportDiagram, ExportFolder, ExportSnapshot, assume_descriptions, mark_descriptions
 from ...archive.markdown import estimated_tokens, markdown_chunks, markdown_measure
 from ...archive.zip_export import write_zip, zip_size_bound
+from ...core.images import DrawingBudget
 from ...core.ownership import folder_of_project, owned_project
 from ...core.revision_batches import history_stats, revisions_in_batches
 from ...extensions import db
 from ...models.content import Diagram, Folder
+from ...ratelimit import spend
 
 ZIP_TYPE = "application/zip"
 MARKDOWN_TYPE = "text/markdown"  # Flask adds "; charset=utf-8" to text types
@@ -36,7 +40,7 @@ METADATA = (Diagram.id, Diagram.title, Diagram.diagram_type, Diagram.folder_id, 
             Diagram.updated_at, Diagram.content_size, Diagram.description_size)
 
 
-def _snapshot(user, project_id, query):
+def _snapshot(user, project_id, query, with_images=False):
     """The caller's project (or one of its folders) with the metadata of the diagrams to export."""
     project = owned_project(user, project_id)
     diagrams = select(*METADATA).where(Diagram.project_id == project.id)
@@ -58,7 +62,9 @@ def _snapshot(user, project_id, query):
         with_descriptions=query["descriptions"],
         read_texts=diagram_texts,
         with_history=with_history,
-        read_history=partial(_export_revisions, stats))
+        read_history=partial(_export_revisions, stats),
+        with_images=with_images,
+        read_images=diagram_images)
 
 
 def _export_revisions(stats, diagrams, with_content=True):
@@ -79,21 +85,37 @@ def _batches(diagrams, size):
         yield batch
 
 
+def _read(batch, *columns):
+    """{diagram id: (column values...)} of the diagrams in `batch`."""
+    return {row[0]: row[1:] for row in db.session.execute(
+        select(Diagram.id, *columns).where(Diagram.id.in_([diagram.id for diagram in batch])))}
+
+
 def diagram_texts(diagrams, with_content=True):
     """(diagram, content, description) in the order of `diagrams`, loaded a batch of about BATCH_BYTES
     at a time, so an export holds a few diagrams in memory, never the whole project. A diagram deleted
     meanwhile comes out empty. Without content, content is None."""
-    columns = (Diagram.id, Diagram.content if with_content else null(), Diagram.description)
-
     def size(diagram):
         return diagram.description_size + (diagram.content_size if with_content else 0)
 
     for batch in _batches(diagrams, size):
-        rows = {row[0]: row[1:] for row in db.session.execute(
-            select(*columns).where(Diagram.id.in_([diagram.id for diagram in batch])))}
+        rows = _read(batch, Diagram.content if with_content else null(), Diagram.description)
         for diagram in batch:
             content, description = rows.get(diagram.id, ("", ""))
             yield diagram, (content or "") if with_content else None, description or ""
+
+
+def diagram_images(diagrams):
+    """(diagram, SVG text or None, why not or None) in the order of `diagrams`: each batch of contents is
+    read, the pooled connection given back, then drawn, so a slow engine or Kroki never holds the pool."""
+    config = current_app.config
+    budget = DrawingBudget(config["EXPORT_IMAGES_SECONDS"], config["EXPORT_IMAGE_RENDERS"])
+    for batch in _batches(diagrams, lambda diagram: diagram.content_size):
+        contents = _read(batch, Diagram.content)
+        db.session.close()
+        for diagram in batch:
+            content = contents.get(diagram.id, ("",))[0]  # "" for a diagram deleted meanwhile
+            yield diagram, *budget.draw(diagram.diagram_type, content or "")
 
 
 def content_disposition(filename):
@@ -106,8 +128,12 @@ def content_disposition(filename):
 
 
 def export_response(user, project_id, query):
-    """The download, sent from the file it was written to."""
-    snapshot = _snapshot(user, project_id, query)
+    """The download, sent from the file it was written to. Images cost drawing: an export with them
+    spends RATE_LIMIT_EXPORT_IMAGES of the caller, once the project is known to be theirs."""
+    with_images = query["include_images"] and query["format"] == "zip"
+    snapshot = _snapshot(user, project_id, query, with_images)
+    if with_images:
+        spend("EXPORT_IMAGES", user.id)
     target = tempfile.SpooledTemporaryFile(max_size=IN_MEMORY_BYTES)
     try:
         if query["format"] == "markdown":
@@ -131,7 +157,8 @@ def export_response(user, project_id, query):
 def export_summary(user, project_id, query):
     """Counts, size in bytes and (Markdown for AI) a token estimate of the same export.
     A ZIP's size is an upper bound from the sizes kept in the database (revisions included when asked
-    for): nothing is read, decompressed or compressed."""
+    for): nothing is read, decompressed or compressed. Images are known only once drawn: with them, the
+    size leaves them out and is no bound."""
     snapshot = _snapshot(user, project_id, query)
     tokens, upper_bound = None, False
     if query["format"] == "markdown":
@@ -140,6 +167,7 @@ def export_summary(user, project_id, query):
             tokens = estimated_tokens(characters)
     else:
         assume_descriptions(snapshot)
-        size, extension, upper_bound = zip_size_bound(snapshot, gettext), ".zip", True
+        size, extension = zip_size_bound(snapshot, gettext), ".zip"
+        upper_bound = not query["include_images"]
     return {"diagram_count": len(snapshot.diagrams), "folder_count": len(snapshot.folders), "size_bytes": size,
             "size_is_upper_bound": upper_bound, "estimated_tokens": tokens, "filename": snapshot.file_name(extension)}

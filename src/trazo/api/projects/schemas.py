@@ -47,6 +47,9 @@ class ExportQuerySchema(BaseSchema):
     folder_id = ma.fields.String(load_default=None)
     include_history = ma.fields.Boolean(load_default=False, metadata={
         "description": "ZIP only: add each diagram's revisions (docs/export-format.md, History)"})
+    include_images = ma.fields.Boolean(load_default=False, metadata={
+        "description": "ZIP only: add each diagram's SVG, drawn within a time and drawing budget "
+                       "(docs/export-format.md, Images); limited by RATE_LIMIT_EXPORT_IMAGES"})
 
 
 class ExportSummarySchema(BaseSchema):
