@@ -10,6 +10,7 @@ from .api.audit import routes as audit_routes
 from .api.billing import routes as billing_routes
 from .api.chat import routes as chat_routes
 from .api.diagrams import routes as diagrams_routes
+from .api.files import routes as files_routes
 from .api.folders import routes as folders_routes
 from .api.health import routes as health_routes
 from .api.integrations import routes as integrations_routes
@@ -43,6 +44,7 @@ BLUEPRINTS = (
     (projects_routes.blp, "/projects"),
     (folders_routes.project_folders_blp, "/projects"),
     (diagrams_routes.project_diagrams_blp, "/projects"),
+    (files_routes.blp, "/projects"),
     (folders_routes.blp, "/folders"),
     (diagrams_routes.blp, "/diagrams"),
     (revisions_routes.blp, "/diagrams"),

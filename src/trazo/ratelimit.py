@@ -66,6 +66,7 @@ DEFAULT_LIMITS = {
     "RATE_LIMIT_EXPORT_SUMMARY": "60/minute",
     "RATE_LIMIT_IMPORT": "20/minute",
     "RATE_LIMIT_IMPORT_PREVIEW": "60/minute",
+    "RATE_LIMIT_FILES_SYNC": "20/minute",
     "RATE_LIMIT_AI": "30/minute",
 }
 

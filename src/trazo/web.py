@@ -37,7 +37,8 @@ PRODUCTION_HEADERS = {
     "Strict-Transport-Security": "max-age=63072000; includeSubDomains; preload",
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
 }
-IMPORT_PATH = re.compile(r"^/projects/[^/]+/import$")
+# Routes that take a whole tree: the import and the files sync (docs/files-api.md).
+IMPORT_PATH = re.compile(r"^/projects/[^/]+/(?:import|sync)$")
 DOCS_ASSETS = "/docs-assets"
 
 

@@ -31,8 +31,9 @@ def count_resources(user_id, resource_type):
     return db.session.scalar(statement)
 
 
-def _lock_account(user_id):
-    """Serialize the plan-limited creations of one user until the transaction ends."""
+def lock_account(user_id):
+    """Serialize the plan-limited creations of one user until the transaction ends (the files API also
+    takes it first, so that two writes of one path cannot both create it)."""
     if db.session.get_bind().dialect.name == "sqlite":
         db.session.execute(text("UPDATE users SET id = id WHERE id = :id"), {"id": user_id})
     else:
@@ -64,23 +65,24 @@ def ensure_within_plan(user, resource_type, adding=1):
     ensure_room(user, {resource_type: adding})
 
 
-def ensure_room(user, additions):
+def ensure_room(user, additions, written=False):
     """`ensure_within_plan` for several resources under one lock, e.g. {"diagrams": 1, "storage": 2048}.
     Storage is counted in bytes; a write that does not grow it (adding <= 0) is always allowed, so a
-    user over the quota can still shrink or delete."""
+    user over the quota can still shrink or delete. `written`: the additions are already flushed in this
+    transaction, so the live counts include them (a sync checks its exact growth after writing it)."""
     unknown = set(additions) - set(RESOURCE_TYPES)
     if unknown:
         raise ValueError(f"unknown resource type {unknown.pop()!r}; expected one of {RESOURCE_TYPES}")
     wanted = {resource: adding for resource, adding in additions.items() if resource != "storage" or adding > 0}
     if user.is_admin or not wanted:
         return
-    _lock_account(user.id)
+    lock_account(user.id)
     plan = plan_for(user)
     for resource_type, adding in wanted.items():
         limit = plan.limit_for(resource_type)
         if limit is None:
             continue
-        current = count_resources(user.id, resource_type)
+        current = count_resources(user.id, resource_type) - (adding if written else 0)
         if current + adding > limit:
             raise Forbidden({"error": "resource_limit_exceeded", "resource_type": resource_type,
                              "current_usage": current, "limit": limit,

@@ -1,0 +1,1 @@
+"""The files API: a project's diagrams addressed by path (docs/files-api.md)."""

@@ -1,0 +1,155 @@
+"""Paths of the files API (docs/files-api.md): `docs/diagrams/api.mmd` is the diagram titled `api`, of the
+type its extension names, in the folder named `docs/diagrams` (the whole directory part: folders are
+flat, and a name may hold slashes). Paths are compared like folder names, without regard to case.
+
+Only the extensions the export writes are accepted, so that every diagram has one path and every path
+one place: listing a project and writing its files back changes nothing.
+"""
+import unicodedata
+from dataclasses import dataclass
+
+from flask_babel import gettext as _
+
+from ...archive.sketch import NotImportable, is_sketch, load_json
+from ...core.content_limits import NAME_MAX, content_caps
+from ...core.diagram_types import FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
+from ...models.content import utf8_size
+
+PATH_MAX = 1024
+EXTENSIONS = tuple(sorted({*SOURCE_EXTENSIONS.values(), PLAIN_TEXT_EXTENSION}, key=len, reverse=True))
+# The type a new file of each extension gets (.txt names its type in a JSON body; .puml may be C4).
+EXTENSION_TYPES = {".mmd": "mermaid", ".puml": "plantuml", ".d2": "d2", ".dbml": "dbml", ".dot": "graphviz",
+                   ".freehand.json": FREEHAND}
+C4_PROBE_CHARS = 64 * 1024
+
+
+class BadPath(ValueError):
+    """A path or a content the files API refuses; the message is localized, `kind` the 422 type."""
+
+    def __init__(self, message, kind="value_error.path"):
+        super().__init__(message)
+        self.message, self.kind = message, kind
+
+
+@dataclass(frozen=True)
+class Target:
+    """A parsed path: where the diagram lives and what it is called."""
+
+    path: str  # NFC-normalized
+    folder: str | None  # the folder's name, None at the project's root
+    title: str
+    extension: str
+
+    @property
+    def key(self):
+        return path_key(self.folder, self.title, self.extension)
+
+
+def path_key(folder, title, extension):
+    """What two paths that address the same diagram share (folders and titles match without regard to
+    case or Unicode normalization)."""
+    return (_fold(folder) if folder is not None else None, _fold(title), extension)
+
+
+def _fold(text):
+    return unicodedata.normalize("NFC", text).lower()
+
+
+def extension_of(diagram_type):
+    return SOURCE_EXTENSIONS.get(diagram_type, PLAIN_TEXT_EXTENSION)
+
+
+def _bad_character(text):
+    return any(char == "\\" or unicodedata.category(char) == "Cc" for char in text)
+
+
+def parse_path(raw):
+    """The Target of a path a client sent, or BadPath saying what is wrong with it."""
+    if not isinstance(raw, str) or not raw:
+        raise BadPath(_("The path must not be empty."))
+    if len(raw) > PATH_MAX:  # before normalizing: the normalization of a huge text is not done at all
+        raise BadPath(_("The path is longer than %(limit)s characters.", limit=PATH_MAX))
+    path = unicodedata.normalize("NFC", raw)
+    if len(path) > PATH_MAX:
+        raise BadPath(_("The path is longer than %(limit)s characters.", limit=PATH_MAX))
+    if _bad_character(path):
+        raise BadPath(_("The path must not contain control characters or backslashes."))
+    if path.startswith("/"):
+        raise BadPath(_("The path must be relative: it must not start with a slash."))
+    segments = path.split("/")
+    if any(segment in ("", ".", "..") for segment in segments):
+        raise BadPath(_("The path must not contain empty segments, \".\" or \"..\"."))
+    if any(segment != segment.strip() for segment in segments):
+        raise BadPath(_("A path segment must not start or end with a space."))
+    name = segments[-1]
+    extension = next((ext for ext in EXTENSIONS if name.endswith(ext)), None)
+    if extension is None:
+        raise BadPath(_("Unknown file extension. Supported extensions: %(extensions)s.",
+                        extensions=", ".join(sorted(EXTENSIONS))), "value_error.extension")
+    title = name[:-len(extension)]
+    if not title.strip() or title != title.strip():
+        raise BadPath(_("The file name before the extension must not be empty or end with a space."))
+    folder = "/".join(segments[:-1]) or None
+    if len(title) > NAME_MAX or (folder is not None and len(folder) > NAME_MAX):
+        raise BadPath(_("A folder name (the directory part) and a file name (without its extension) hold at "
+                        "most %(limit)s characters.", limit=NAME_MAX))
+    return Target(path, folder, title, extension)
+
+
+def path_of(folder, title, diagram_type):
+    """The path of a diagram, or None when its folder name or title cannot be written as one (a title
+    with a slash, a control character, surrounding spaces...): it is then listed as unaddressable."""
+    extension = extension_of(diagram_type)
+    path = f"{folder}/{title}{extension}" if folder is not None else f"{title}{extension}"
+    try:
+        target = parse_path(path)
+    except BadPath:
+        return None
+    expected = path_key(folder, title, extension)
+    return target.path if target.key == expected else None
+
+
+def looks_like_c4(content):
+    """Whether a PlantUML source includes the C4 library (it is then C4-PlantUML)."""
+    for line in content[:C4_PROBE_CHARS].splitlines():
+        stripped = line.strip().lower()
+        if stripped.startswith("!include") and "c4" in stripped:
+            return True
+    return False
+
+
+def resolve_type(target, content, requested=None, existing=None):
+    """The type a file written at `target` takes: the one asked for (it must be written with this
+    extension), else the existing diagram's, else the extension's (C4 for a .puml including C4)."""
+    if requested is not None:
+        if extension_of(requested) != target.extension:
+            raise BadPath(_("A %(type)s diagram is written as %(extension)s, not %(given)s.", type=requested,
+                            extension=extension_of(requested), given=target.extension), "value_error.type")
+        return requested
+    if existing is not None:
+        return existing
+    if target.extension == ".puml":
+        return "c4plantuml" if looks_like_c4(content) else "plantuml"
+    if target.extension == PLAIN_TEXT_EXTENSION:
+        raise BadPath(_("A .txt file needs its diagram type: send a JSON body with \"type\"."), "value_error.type")
+    return EXTENSION_TYPES[target.extension]
+
+
+def check_content(content, diagram_type):
+    """BadPath when `content` cannot be this type's source: over its cap, or a sketch that is not sketch
+    JSON. Returns its UTF-8 size."""
+    size, limit = utf8_size(content), content_caps().limit(diagram_type)
+    if size > limit:
+        raise BadPath(_("The content is too large: %(size)s bytes, at most %(limit)s bytes for this diagram type.",
+                        size=size, limit=limit), "string_too_long")
+    if "\x00" in content:
+        raise BadPath(_("Must not contain NUL characters."), "value_error.content")
+    if diagram_type == FREEHAND:
+        try:
+            sketch = is_sketch(load_json(content))
+        except NotImportable:
+            sketch = False
+        if not sketch:
+            raise BadPath(_("A freehand sketch must be sketch JSON: an object with an \"elements\" list."),
+                          "value_error.content")
+    return size

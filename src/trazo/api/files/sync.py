@@ -1,0 +1,209 @@
+"""POST /projects/{id}/sync: a whole tree of files applied in one transaction (docs/files-api.md, "Sync").
+
+Every file is checked before anything is written: one bad path, extension, type or content refuses the
+whole sync with a 422 naming each bad file. Unchanged files (same hash and type) are not touched; the
+rest is written a diagram at a time (each flushed, so the rows it read are let go), and the storage it
+adds is counted exactly, once written, before the commit. A dry run writes nothing: it answers the same
+lists and checks the quotas with an upper bound of the history's compressed size.
+"""
+from dataclasses import dataclass
+from functools import cache
+
+from flask import current_app
+from flask_babel import gettext as _
+from sqlalchemy import delete
+
+from ...archive.reader import ImportLimits
+from ...core.content_limits import content_caps
+from ...core.history import State, bump_version, content_hash, open_diagram, plan_change, retrying, revision_limit
+from ...core.ownership import owned_project
+from ...core.quotas import ensure_room, lock_account
+from ...errors import AppError, ValidationFailed
+from ...extensions import db
+from ...models.base import utcnow
+from ...models.content import Diagram, utf8_size
+from ...models.history import SOURCE_API
+from .paths import BadPath, Target, check_content, parse_path, resolve_type
+from .service import ambiguous_path, folder_key_map, new_diagram, new_folder, read_index
+
+DELETE_CHUNK = 500  # ids per DELETE statement
+FLUSH_CHUNK = 50  # new diagrams per flush
+
+
+@dataclass
+class Incoming:
+    """One file of the request, once its path is read."""
+
+    position: int
+    target: Target
+    content: str
+    requested: str | None
+    entry: object = None  # the index entry at its path, when there is one
+    diagram_type: str = ""
+
+
+def _problem(position, path, error, name):
+    return {"loc": ["body", "files", position, name], "msg": error.message, "type": error.kind, "path": path}
+
+
+def _read_paths(files):
+    """The files whose paths are good, and a problem for each of the others (duplicates included)."""
+    incoming, problems, seen = [], [], {}
+    for position, item in enumerate(files):
+        try:
+            target = parse_path(item["path"])
+        except BadPath as error:
+            problems.append(_problem(position, item["path"], error, "path"))
+            continue
+        if target.key in seen:
+            error = BadPath(_("The same file as files[%(index)s]: paths are compared without regard to case.",
+                              index=seen[target.key]), "value_error.duplicate")
+            problems.append(_problem(position, item["path"], error, "path"))
+            continue
+        seen[target.key] = position
+        incoming.append(Incoming(position, target, item["content"], item.get("type")))
+    return incoming, problems
+
+
+def _check_size(files):
+    limits = ImportLimits(file_bytes=current_app.config["MAX_REQUEST_BODY_BYTES"], content=content_caps())
+    if not files:
+        raise ValidationFailed("files", _("Send at least one file."), "too_short")
+    if len(files) > limits.files:
+        raise ValidationFailed("files", _("At most %(limit)s files per sync.", limit=limits.files), "too_long")
+    total, limit = sum(utf8_size(item["content"]) for item in files), current_app.config["MAX_IMPORT_UPLOAD_BYTES"]
+    if total > limit:
+        raise ValidationFailed("files", _("The files hold %(size)s bytes in all, at most %(limit)s.",
+                                          size=total, limit=limit), "too_long")
+
+
+def sync_files(user, project_id, files, delete_missing, dry_run):
+    """Apply (or preview) a tree: {dry_run, created, updated, unchanged, deleted, unaddressable}."""
+    _check_size(files)
+    incoming, problems = _read_paths(files)
+    return retrying(lambda: _sync(user, project_id, incoming, problems, delete_missing, dry_run))
+
+
+def _typed(incoming, index, problems):
+    """Match each file to the index and settle its type; a problem for each file that cannot be written."""
+    ambiguous = []
+    for item in incoming:
+        if item.target.key in index.ambiguous:
+            ambiguous.append(item.target.path)
+            continue
+        item.entry = index.files.get(item.target.key)
+        existing = item.entry.diagram_type if item.entry is not None else None
+        try:
+            item.diagram_type = resolve_type(item.target, item.content, item.requested, existing)
+        except BadPath as error:
+            problems.append(_problem(item.position, item.target.path, error, "type"))
+            continue
+        try:
+            check_content(item.content, item.diagram_type)
+        except BadPath as error:
+            problems.append(_problem(item.position, item.target.path, error, "content"))
+    if problems:
+        raise AppError(sorted(problems, key=lambda problem: problem["loc"][2]), status=422)
+    if ambiguous:
+        raise ambiguous_path(ambiguous)
+
+
+def _sync(user, project_id, incoming, path_problems, delete_missing, dry_run):
+    if not dry_run:
+        lock_account(user.id)
+    project = owned_project(user, project_id)
+    index = read_index(project.id)
+    _typed(incoming, index, list(path_problems))
+    created, changed, unchanged = [], [], []
+    for item in incoming:
+        if item.entry is None:
+            created.append(item)
+        elif item.diagram_type == item.entry.diagram_type and content_hash(item.content) == item.entry.sha256:
+            unchanged.append(item)
+        else:
+            changed.append(item)
+    sent = {item.target.key for item in incoming}
+    deleted = [entry for key, entry in index.files.items() if key not in sent] if delete_missing else []
+    answer = {"dry_run": dry_run, "created": [item.target.path for item in created],
+              "updated": [item.target.path for item in changed],
+              "unchanged": [item.target.path for item in unchanged],
+              "deleted": sorted((entry.path for entry in deleted), key=lambda path: (path.lower(), path)),
+              "unaddressable": index.unaddressable}
+    if len(created) > len(deleted):
+        ensure_room(user, {"diagrams": len(created) - len(deleted)})
+    if dry_run:
+        try:
+            ensure_room(user, {"storage": _storage_bound(created, changed, deleted)})
+        finally:
+            db.session.rollback()
+        return answer
+    growth = _delete(deleted) + _create(user, project.id, created) + _update(user, changed)
+    ensure_room(user, {"storage": growth}, written=True)
+    db.session.commit()
+    return answer
+
+
+def _compress_bound(size):
+    """zlib's compressBound: the most a text of `size` bytes weighs compressed."""
+    return size + (size >> 12) + (size >> 14) + (size >> 25) + 13
+
+
+def _storage_bound(created, changed, deleted):
+    """At most what the sync adds to the storage count, without compressing anything."""
+    bound = 0
+    for item in created + changed:
+        size = utf8_size(item.content)
+        bound += size + _compress_bound(size)
+        if item.entry is not None:
+            bound -= item.entry.size
+            bound += 0 if item.entry.recorded else _compress_bound(item.entry.size)
+    return bound - sum(entry.stored for entry in deleted)
+
+
+def _delete(entries):
+    ids = [entry.diagram_id for entry in entries]
+    for start in range(0, len(ids), DELETE_CHUNK):
+        db.session.execute(delete(Diagram).where(Diagram.id.in_(ids[start:start + DELETE_CHUNK])))
+    return -sum(entry.stored for entry in entries)
+
+
+def _create(user, project_id, items):
+    """Insert the new folders, then the new diagrams and their first revisions, a chunk at a time."""
+    now, growth = utcnow(), 0
+    folders = folder_key_map(project_id)
+    new_folders = []
+    for item in items:
+        if item.target.folder is not None and item.target.key[0] not in folders:
+            folder = new_folder(project_id, item.target.folder, now)
+            folders[item.target.key[0]] = folder.id
+            new_folders.append(folder)
+    db.session.add_all(new_folders)
+    db.session.flush()
+    for start in range(0, len(items), FLUSH_CHUNK):
+        pairs = [new_diagram(user, project_id, folders.get(item.target.key[0]) if item.target.folder else None,
+                             item.target.title, item.diagram_type, item.content, "", now)
+                 for item in items[start:start + FLUSH_CHUNK]]
+        db.session.add_all(diagram for diagram, _revision in pairs)
+        db.session.flush()
+        db.session.add_all(revision for _diagram, revision in pairs)
+        db.session.flush()
+        growth += sum(diagram.content_size + diagram.history_size for diagram, _revision in pairs)
+    return growth
+
+
+def _update(user, items):
+    """Write each changed file as a PUT without precondition would (a revision with source `api`)."""
+    growth, limit_of = 0, cache(revision_limit(user))  # the plan is read once, not once per diagram
+    for item in items:
+        editing = open_diagram(user, item.entry.diagram_id)
+        diagram = editing.diagram
+        data = {"content": item.content, "diagram_type": item.diagram_type}
+        history = plan_change(editing, State.of(diagram).updated(data), user.id, SOURCE_API, limit_of)
+        growth += utf8_size(item.content) - diagram.content_size
+        diagram.content, diagram.diagram_type = item.content, item.diagram_type
+        bump_version(diagram)
+        if history:
+            growth += history.storage_delta
+            history.apply()
+        db.session.flush()
+    return growth
