@@ -3,7 +3,7 @@ whole-tree sync in sync.py.
 
 The listing reads no diagram's content: each file's hash is the one its newest revision keeps (the newest
 revision always holds the diagram's current state, docs/history.md); only a diagram without history has
-its hash computed, its content read a batch at a time. Writes take the account's lock first (the one plan
+its hash computed, its content read about 4 MiB at a time. Writes take the account's lock first (the one plan
 limits take), so that two writes of one path never both create it.
 """
 from dataclasses import dataclass, field
@@ -43,7 +43,7 @@ from ...models.content import (
 from ...models.history import SOURCE_API, DiagramRevision
 from .paths import EXTENSIONS, BadPath, check_content, path_key, path_of, resolve_type
 
-HASH_BATCH = 50  # diagrams without history whose content a listing reads at once
+HASH_BATCH_BYTES = 4 * 1024 * 1024  # content of diagrams without history a listing reads at once
 MEDIA_TYPES = {".freehand.json": "application/json; charset=utf-8"}
 TEXT_MEDIA_TYPE = "text/plain; charset=utf-8"
 _NEWEST = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
@@ -129,14 +129,16 @@ def _unaddressable(entry, reason):
 
 
 def _hash_the_rest(entries):
-    """Hash the contents of diagrams whose newest revision does not give it, a batch at a time."""
-    if not entries:
-        return
-    by_id = {entry.diagram_id: entry for entry in entries}
-    rows = db.session.execute(select(Diagram.id, Diagram.content).where(Diagram.id.in_(list(by_id)))
-                              .execution_options(yield_per=HASH_BATCH))
-    for diagram_id, content in rows:
-        by_id[diagram_id].sha256 = content_hash(content or "")
+    """Hash the contents of diagrams whose newest revision does not give it (diagrams from before history),
+    about HASH_BATCH_BYTES of content per statement: one statement unless they are large."""
+    batch, size = {}, 0
+    for entry in entries:
+        batch[entry.diagram_id], size = entry, size + entry.size
+        if size >= HASH_BATCH_BYTES or entry is entries[-1]:
+            for diagram_id, content in db.session.execute(select(Diagram.id, Diagram.content)
+                                                          .where(Diagram.id.in_(list(batch)))):
+                batch[diagram_id].sha256 = content_hash(content or "")
+            batch, size = {}, 0
 
 
 def _file(entry):
