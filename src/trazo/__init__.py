@@ -22,6 +22,7 @@ from .api.prompt_history import routes as prompt_history_routes
 from .api.render import routes as render_routes
 from .api.revisions import routes as revisions_routes
 from .api.shares import routes as shares_routes
+from .api.tokens import routes as tokens_routes
 from .api.users import routes as users_routes
 from .cli import register_commands
 from .config import load_config
@@ -39,6 +40,7 @@ MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 BLUEPRINTS = (
     (health_routes.blp, None),
     (users_routes.blp, "/users"),
+    (tokens_routes.blp, "/users/me/tokens"),
     (mfa_routes.blp, "/mfa"),
     (oauth_routes.blp, "/oauth"),
     (projects_routes.blp, "/projects"),

@@ -2,6 +2,10 @@
 changes (the token rules are in docs/api.md, "Authentication and tokens"; issuing and reading tokens
 is core/tokens.py).
 
+A `Bearer trz_...` credential is a personal access token instead (core/access_tokens.py,
+docs/automation.md): valid only on the routes whose blueprint allows it, with the scope the route needs
+(api/blueprint.py); anywhere else it is a 403, whatever its scopes.
+
 flask-jwt-extended verifies the request's token (`verify_jwt_in_request`), once per request: the
 rate-limit key (`user_or_address`) and the view share the outcome, and the view raises a refusal again
 for the extension's error handlers to answer through the loaders below (401, the localized detail and
@@ -10,18 +14,18 @@ for the extension's error handlers to answer through the loaders below (401, the
 import time
 from functools import wraps
 
-from flask import current_app, g
+from flask import current_app, g, request
 from flask_babel import gettext as _
 from flask_jwt_extended import verify_jwt_in_request
 from flask_jwt_extended.exceptions import NoAuthorizationError
 from werkzeug.local import LocalProxy
 
-from .core import audit, passwords
+from .core import access_tokens, audit, passwords
 from .core.tokens import ACCESS_TOKEN, SIGN_IN_CLAIM, unix_seconds
 from .errors import AccountLocked, Forbidden, Unauthorized, app_error_response
 from .extensions import db, jwt
 from .models import User
-from .ratelimit import Lockout, client_address
+from .ratelimit import Lockout, client_address, spend
 
 # Wrong current passwords of a signed-in user, counted per account across every route that asks for it.
 PASSWORD_CHECK_FAILURES = 5
@@ -79,8 +83,27 @@ def _access_token():
     return g.access_token
 
 
+def _personal_token_text():
+    """The request's bearer credential when it is a personal access token, else None."""
+    scheme, _space, value = request.headers.get("Authorization", "").partition(" ")
+    value = value.strip()
+    return value if scheme.lower() == "bearer" and access_tokens.looks_like_token(value) else None
+
+
+def _personal_token():
+    """(token, user) of the request's personal access token when it is valid, else None; looked up once."""
+    if "personal_token" not in g:
+        text = _personal_token_text()
+        g.personal_token = access_tokens.find(text) if text else None
+    return g.personal_token
+
+
 def token_subject():
-    """The user id of a valid access token in the request, without reading the database (rate-limit keys)."""
+    """The user id of a valid access token in the request (rate-limit keys): without reading the database
+    for a signed-in session's token; a personal access token is looked up (once per request)."""
+    if _personal_token_text() is not None:
+        found = _personal_token()
+        return found[1].id if found else None
     claims, _refusal = _access_token()
     return claims["sub"] if claims else None
 
@@ -92,10 +115,13 @@ def user_or_address():
     return f"user:{identity}" if identity else f"ip:{client_address()}"
 
 
-def authenticated_user():
-    """The active user the request's access token belongs to, or a 401 (docs/api.md)."""
+def authenticated_user(token_scope=None):
+    """The active user the request's access token belongs to, or a 401 (docs/api.md). A personal access
+    token passes only where the route allows `token_scope` ("read" or "write"; None: never)."""
     if "current_user" in g:
         return g.current_user
+    if _personal_token_text() is not None:
+        return _personal_token_user(token_scope)
     claims, refusal = _access_token()
     if refusal is not None:
         raise refusal
@@ -108,15 +134,34 @@ def authenticated_user():
     return user
 
 
+def _personal_token_user(token_scope):
+    """The owner of the request's personal access token, once it may be used here with its scopes; the use
+    spends the token's own rate limit (RATE_LIMIT_PERSONAL_TOKEN) and is recorded (at most once a minute)."""
+    found = _personal_token()
+    if found is None:
+        raise Unauthorized(_("Invalid, expired or revoked personal access token"))
+    token, user = found
+    if not user.is_active:
+        raise Unauthorized(_("User not found or inactive"))
+    if token_scope is None:
+        raise Forbidden(_("Personal access tokens cannot be used on this route: sign in instead."))
+    if token_scope == access_tokens.WRITE and not access_tokens.can_write(token):
+        raise Forbidden(_("This personal access token can only read: this route needs the write scope."))
+    spend("PERSONAL_TOKEN", token.id)
+    access_tokens.note_use(token, user, client_address())
+    g.current_user = user
+    return user
+
+
 current_user = LocalProxy(authenticated_user)
 
 
-def login_required(view):
-    """Require a valid access token of an active user."""
+def login_required(view, token_scope=None):
+    """Require a valid access token of an active user (or a personal access token with `token_scope`)."""
 
     @wraps(view)
     def wrapper(*args, **kwargs):
-        authenticated_user()
+        authenticated_user(token_scope)
         return view(*args, **kwargs)
 
     return wrapper

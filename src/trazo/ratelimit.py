@@ -68,6 +68,8 @@ DEFAULT_LIMITS = {
     "RATE_LIMIT_IMPORT_PREVIEW": "60/minute",
     "RATE_LIMIT_FILES_SYNC": "20/minute",
     "RATE_LIMIT_AI": "30/minute",
+    "RATE_LIMIT_PERSONAL_TOKEN": "600/minute",
+    "RATE_LIMIT_PERSONAL_TOKEN_CREATE": "10/hour",
 }
 
 

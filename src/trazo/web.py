@@ -58,8 +58,14 @@ def docs_config(config):
 
 def spec_kwargs():
     return {
-        "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer",
-                                                           "bearerFormat": "JWT"}}},
+        "components": {"securitySchemes": {
+            "bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+            "personalAccessToken": {
+                "type": "http", "scheme": "bearer", "bearerFormat": "trz_ personal access token",
+                "description": "A personal access token (POST /users/me/tokens), sent as `Authorization: Bearer "
+                               "trz_...`. Only operations listing this scheme take it; `x-token-scope` says "
+                               "which scope they need (`read`, or `write`, which includes read). Every "
+                               "other operation answers 403 to it (docs/automation.md)."}}},
         "security": [{"bearerAuth": []}],
     }
 

@@ -9,6 +9,12 @@ blueprint both enforces the first and documents the common answers (docs/api.md,
     @blp.route("/<diagram_id>/share", auth={"GET": USER, "DELETE": ADMIN})
     @blp.route("/subscriptions/me", transaction=True)                # a GET that writes (see below)
 
+A content area's blueprint is built with `personal_tokens=True`: its USER routes also take a personal
+access token (auth.py, docs/automation.md) that has the scope the operation needs, "read" for GET and
+HEAD, "write" for the other methods, unless the route says `token_scope=READ` (a POST that changes
+nothing). Every other route refuses personal access tokens with 403, whatever their scopes; the OpenAPI
+document lists the `personalAccessToken` scheme and `x-token-scope` on the operations that take one.
+
 What each level adds to every operation of the route (a function view, or each method of a MethodView):
 - USER: the access-token check before anything else runs (so a missing token is a 401 even when the body
   is invalid), the bearer security requirement and a documented 401;
@@ -22,27 +28,32 @@ trips, docs/operations.md). A GET route that writes (creates a row on first use,
 an outside service answered) declares `transaction=True`: every method of the route then runs in a
 transaction, savepoints and several statements committed together included.
 """
+from functools import partial
+
 import flask_smorest
 from flask.views import MethodView
 
 from ..auth import admin_required, login_required
+from ..core.access_tokens import READ, WRITE
 from ..errors import ErrorSchema
-from ..transactions import in_transaction
+from ..transactions import READ_METHODS, in_transaction
 
 USER, ADMIN, PUBLIC = "user", "admin", "public"
 BEARER = [{"bearerAuth": []}]
+BEARER_OR_TOKEN = [{"bearerAuth": []}, {"personalAccessToken": []}]
 
 
 class Blueprint(flask_smorest.Blueprint):
     """flask-smorest's Blueprint whose `route` takes `auth`, `not_found` and `transaction` (see the module's
     docstring)."""
 
-    def __init__(self, *args, rate_limited=True, **kwargs):
+    def __init__(self, *args, rate_limited=True, personal_tokens=False, **kwargs):
         super().__init__(*args, **kwargs)
         self.rate_limited = rate_limited
+        self.personal_tokens = personal_tokens
 
-    def route(self, rule, *, auth=USER, not_found=None, transaction=False, parameters=None, tags=None,
-              **options):
+    def route(self, rule, *, auth=USER, not_found=None, transaction=False, token_scope=None, parameters=None,
+              tags=None, **options):
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
         def decorator(view):
@@ -51,23 +62,30 @@ class Blueprint(flask_smorest.Blueprint):
                     if method in view.methods and ("methods" not in options or method in options["methods"]):
                         name = method.lower()
                         setattr(view, name, self._guard(getattr(view, name), _level(auth, method), not_found,
-                                                        transaction))
+                                                        transaction, self._scope((method,), token_scope)))
                 return register(view)
             methods = options.get("methods", ("GET",))
             levels = {_level(auth, method) for method in methods}
             if len(levels) != 1:
                 raise ValueError(f"{rule}: a function view has one access level for all its methods")
-            return register(self._guard(view, levels.pop(), not_found, transaction))
+            return register(self._guard(view, levels.pop(), not_found, transaction,
+                                        self._scope(methods, token_scope)))
 
         return decorator
 
-    def _guard(self, func, level, not_found, transaction=False):
+    def _scope(self, methods, declared):
+        """The personal-token scope the operation needs, or None when it refuses personal tokens."""
+        if not self.personal_tokens:
+            return None
+        return declared or (READ if all(method in READ_METHODS for method in methods) else WRITE)
+
+    def _guard(self, func, level, not_found, transaction=False, token_scope=None):
         """`func` with its access check and the documentation of its common answers (and, with
         `transaction`, its statements in a transaction: the flag is set before the access check)."""
-        guarded = self._check_and_document(func, level, not_found)
+        guarded = self._check_and_document(func, level, not_found, token_scope)
         return in_transaction(guarded) if transaction else guarded
 
-    def _check_and_document(self, func, level, not_found):
+    def _check_and_document(self, func, level, not_found, token_scope=None):
         if self.rate_limited:
             func = self.alt_response(429, schema=ErrorSchema, description="Too many requests (see Retry-After)")(func)
         if not_found:
@@ -78,10 +96,12 @@ class Blueprint(flask_smorest.Blueprint):
             func = self.alt_response(403, schema=ErrorSchema, description="Admin access required")(func)
             check = admin_required
         elif level == USER:
-            check = login_required
+            check = partial(login_required, token_scope=token_scope)
         else:
             raise ValueError(f"unknown access level {level!r}; expected USER, ADMIN or PUBLIC")
         func = self.alt_response(401, schema=ErrorSchema, description="Missing, invalid or expired access token")(func)
+        if level == USER and token_scope:
+            return check(self.doc(security=BEARER_OR_TOKEN, **{"x-token-scope": token_scope})(func))
         return check(self.doc(security=BEARER)(func))
 
 

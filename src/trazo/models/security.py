@@ -1,4 +1,4 @@
-"""MFA secrets, OAuth identities and states, integration vendors, audit log."""
+"""MFA secrets, OAuth identities and states, integration vendors, audit log, personal access tokens."""
 from datetime import datetime
 
 from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Index, String, Text, UniqueConstraint
@@ -95,3 +95,22 @@ class AuditEntry(IdMixin, Base):
     details: Mapped[dict | None] = mapped_column(JSON)
     # The X-Request-ID of the request that wrote the entry: the same id is on its log lines.
     request_id: Mapped[str | None] = mapped_column(String(64))
+
+
+class PersonalAccessToken(IdMixin, Base):
+    """A credential for scripts, CI jobs and editor plugins (docs/automation.md): only the SHA-256 of the
+    token is kept; `prefix` is what the owner sees to tell tokens apart."""
+
+    __tablename__ = "personal_access_tokens"
+
+    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("users.id", ondelete="CASCADE"), nullable=False,
+                                         index=True)
+    name: Mapped[str] = mapped_column(String(100), nullable=False)
+    token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    prefix: Mapped[str] = mapped_column(String(16), nullable=False)
+    scopes: Mapped[str] = mapped_column(String(32), nullable=False)  # "read" or "read write"
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_used_address: Mapped[str | None] = mapped_column(String(64))
+    seen_addresses: Mapped[list] = mapped_column(JSON, default=list, nullable=False)  # the last few

@@ -29,8 +29,9 @@ from .schemas import (
     RecentDiagramSchema,
 )
 
-blp = Blueprint("diagrams", __name__, description="Diagrams and rendering")
-project_diagrams_blp = Blueprint("project_diagrams", __name__, description="Diagrams created in a project")
+blp = Blueprint("diagrams", __name__, description="Diagrams and rendering", personal_tokens=True)
+project_diagrams_blp = Blueprint("project_diagrams", __name__, description="Diagrams created in a project",
+                                 personal_tokens=True)
 STALE_DOC = "The diagram changed since the version If-Match (or expected_version) names"
 
 

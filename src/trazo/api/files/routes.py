@@ -21,7 +21,8 @@ from .schemas import (
     file_target,
 )
 
-blp = Blueprint("files", __name__, description="Files: a project's diagrams addressed by path")
+blp = Blueprint("files", __name__, description="Files: a project's diagrams addressed by path",
+                personal_tokens=True)
 AMBIGUOUS_DOC = "Several diagrams answer to the path: {detail, error_code: ambiguous_path, paths}"
 STALE_DOC = "If-Match names another version (version_conflict), or If-None-Match: * and the file exists"
 

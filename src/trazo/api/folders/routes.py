@@ -9,8 +9,9 @@ from ..content_schemas import FolderSchema, FolderWithDiagramsSchema
 from . import service
 from .schemas import FolderCreateSchema, FolderDeleteQuerySchema, FolderUpdateSchema
 
-blp = Blueprint("folders", __name__, description="Folders")
-project_folders_blp = Blueprint("project_folders", __name__, description="Folders created in a project")
+blp = Blueprint("folders", __name__, description="Folders", personal_tokens=True)
+project_folders_blp = Blueprint("project_folders", __name__, description="Folders created in a project",
+                                personal_tokens=True)
 
 
 @project_folders_blp.route("/<project_id>/folders", methods=["POST"], not_found="Project not found")

@@ -25,7 +25,7 @@ from .schemas import (
     ProjectWithDiagramsSchema,
 )
 
-blp = Blueprint("projects", __name__, description="Projects, export and import")
+blp = Blueprint("projects", __name__, description="Projects, export and import", personal_tokens=True)
 blp.ARGUMENTS_PARSER = MultipartParser()  # the import's files and folder_id arrive in one multipart body
 TRUE_VALUES = {"true", "1", "yes", "on", "t", "y"}
 

@@ -8,7 +8,7 @@ from ..common import MessageSchema
 from . import service
 from .schemas import PromptHistoryCreateSchema, PromptHistoryPageSchema, PromptHistoryQuerySchema, PromptHistorySchema
 
-blp = Blueprint("prompt_history", __name__, description="Prompt history")
+blp = Blueprint("prompt_history", __name__, description="Prompt history", personal_tokens=True)
 
 
 @blp.route("")

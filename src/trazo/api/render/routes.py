@@ -9,7 +9,7 @@ from ..blueprint import PUBLIC, Blueprint
 from . import service
 from .schemas import EngineSchema, RenderSchema
 
-blp = Blueprint("render", __name__, description="Diagram rendering (public)")
+blp = Blueprint("render", __name__, description="Diagram rendering (public)", personal_tokens=True)
 
 # The SVG is sanitized already; should anything slip through, a browser opening it still runs and
 # fetches nothing.

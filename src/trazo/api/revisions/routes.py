@@ -18,7 +18,8 @@ from .schemas import (
     RevisionSchema,
 )
 
-blp = Blueprint("revisions", __name__, description="Diagram history: revisions, comparison and restore")
+blp = Blueprint("revisions", __name__, description="Diagram history: revisions, comparison and restore",
+                personal_tokens=True)
 # Revision numbers fit the database's integer; a larger one names no revision (404).
 REVISION = "<int(max=2147483647):number>"
 

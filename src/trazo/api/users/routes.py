@@ -107,4 +107,5 @@ class Me(MethodView):
 @blp.alt_response(400, schema=ErrorSchema, description="Current password missing or incorrect")
 def change_password(data):
     """Change my password (answers a fresh token)"""
-    return service.change_password(current_user, data.get("current_password"), data["new_password"])
+    return service.change_password(current_user, data.get("current_password"), data["new_password"],
+                                   data["revoke_tokens"])

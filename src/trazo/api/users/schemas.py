@@ -52,6 +52,8 @@ class ChangePasswordSchema(BaseSchema):
     current_password = ma.fields.String(allow_none=True, load_default=None,
                                         validate=ma.validate.Length(max=MAX_LENGTH))
     new_password = ma.fields.String(required=True)
+    revoke_tokens = ma.fields.Boolean(load_default=False, metadata={
+        "description": "also revoke every personal access token (they outlive a password change otherwise)"})
 
     @validates("new_password")
     def new_password_follows_policy(self, value, **_kwargs):

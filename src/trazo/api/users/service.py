@@ -6,7 +6,7 @@ from flask_babel import gettext as _
 from sqlalchemy import func, select
 
 from ...auth import confirm_recent_sign_in, current_password_matches
-from ...core import accounts, audit, passwords
+from ...core import access_tokens, accounts, audit, passwords
 from ...core.accounts import count_users, linked_identities, set_password
 from ...core.plans import ensure_account_deletable, plan_summary
 from ...core.sign_in import sign_in
@@ -82,8 +82,9 @@ def clear_lockout(email):
 
 # -- passwords -------------------------------------------------------------------------
 
-def change_password(user, current_password, new_password):
-    """Change the password after checking the current one; returns a fresh token."""
+def change_password(user, current_password, new_password, revoke_tokens=False):
+    """Change the password after checking the current one; returns a fresh token. Personal access tokens
+    live on unless `revoke_tokens` (then all of them go, in the same transaction)."""
     if not user.has_usable_password:
         raise Forbidden(_("This account signs in with a linked provider and has no password to confirm. "
                           "Use 'forgot password' to create one."))
@@ -92,8 +93,11 @@ def change_password(user, current_password, new_password):
     if not current_password_matches(user, current_password):
         raise BadRequest(_("Current password is incorrect"))
     set_password(user, new_password)
+    revoked = access_tokens.revoke_all(user) if revoke_tokens else 0
     db.session.commit()
     audit.record("password_changed", user=user)
+    if revoked:
+        audit.record("personal_tokens_revoked", user=user, details={"count": revoked})
     return {"message": _("Password changed successfully"), "access_token": issue_access_token(user),
             "token_type": "bearer"}
 
