@@ -7,6 +7,8 @@ import pytest
 
 METHODS = ("get", "put", "post", "delete", "patch")
 BEARER = [{"bearerAuth": []}]
+BEARER_OR_TOKEN = [{"bearerAuth": []}, {"personalAccessToken": []}]  # content routes (docs/automation.md)
+SIGNED_IN = (BEARER, BEARER_OR_TOKEN)
 FAKE_ID = "00000000-0000-4000-8000-000000000000"
 ADMIN_ONLY = "Admin access required"
 _addresses = itertools.count(1)
@@ -94,10 +96,10 @@ def test_every_operation_documents_429_and_who_may_call_it(spec):
             faults.append("429 documented on an exempt probe" if path in NOT_RATE_LIMITED else "no 429")
         if "security" not in operation:
             faults.append("no security of its own (the document's bearer applies)")
-        if security == BEARER and "401" not in responses:
+        if security in SIGNED_IN and "401" not in responses:
             faults.append("bearer without a documented 401")
-        elif security not in (BEARER, []):
-            faults.append(f"security {security!r} is neither [] nor bearer")
+        elif security not in (*SIGNED_IN, []):
+            faults.append(f"security {security!r} is neither [], bearer nor bearer or personal token")
         if faults:
             offenders.append(f"{path} {method.upper()}: {'; '.join(faults)}")
     _fail_listing(offenders)
@@ -105,7 +107,7 @@ def test_every_operation_documents_429_and_who_may_call_it(spec):
 
 def test_every_route_documented_with_a_bearer_answers_401_without_a_token(app, spec):
     offenders = []
-    for method, url, path in _routes(app, spec, lambda _operation, security: security == BEARER):
+    for method, url, path in _routes(app, spec, lambda _operation, security: security in SIGNED_IN):
         response = _call(app, method, url)
         if response.status_code != 401 or response.get_json() != {"detail": "Not authenticated"}:
             offenders.append(f"{path} {method}: {response.status_code} {response.get_data(as_text=True)[:120]}")

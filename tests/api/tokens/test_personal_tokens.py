@@ -209,3 +209,20 @@ def test_the_openapi_document_describes_the_token_scheme(client):
     assert document["paths"]["/api/v1/projects"]["post"]["x-token-scope"] == "write"
     me = document["paths"]["/api/v1/users/me"]["get"]
     assert me["security"] == [{"bearerAuth": []}] and "x-token-scope" not in me
+
+
+def test_a_ci_token_pushes_a_tree_and_a_read_token_pulls_it_back(user, mint):
+    project = create_project(user, name="Repo")
+    _written, writer = mint(["write"])
+    tree = {"files": [{"path": "docs/diagrams/api.mmd", "content": "graph TD\n  A --> B"},
+                      {"path": "docs/diagrams/db.dbml", "content": "Table users {\n  id int\n}"}]}
+    pushed = writer.post(f"/projects/{project['id']}/sync", json=tree)
+    assert pushed.status_code == 200 and sorted(pushed.json["created"]) == ["docs/diagrams/api.mmd",
+                                                                             "docs/diagrams/db.dbml"]
+    _read, reader = mint(["read"])
+    listed = reader.get(f"/projects/{project['id']}/files").json["files"]
+    assert sorted(f["path"] for f in listed) == ["docs/diagrams/api.mmd", "docs/diagrams/db.dbml"]
+    assert reader.get(f"/projects/{project['id']}/files/docs/diagrams/api.mmd").get_data(as_text=True) == \
+        "graph TD\n  A --> B"
+    assert error_detail(reader.post(f"/projects/{project['id']}/sync", json=tree), 403)
+    assert error_detail(reader.request("PUT", f"/projects/{project['id']}/files/docs/x.mmd", data="graph TD"), 403)
