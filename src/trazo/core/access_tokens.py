@@ -50,8 +50,7 @@ def create(user, name, scopes, expires_in_days):
     now = utcnow()
     token = PersonalAccessToken(
         id=new_id(), user_id=user.id, name=name, token_hash=token_hash(text),
-        prefix=text[:len(PREFIX) + SHOWN_CHARACTERS], scopes=" ".join(s for s in SCOPES if s in scopes or
-                                                                      (s == READ and WRITE in scopes)),
+        prefix=text[:len(PREFIX) + SHOWN_CHARACTERS], scopes=f"{READ} {WRITE}" if WRITE in scopes else READ,
         created_at=now, expires_at=now + timedelta(days=expires_in_days) if expires_in_days else None)
     db.session.add(token)
     db.session.commit()
