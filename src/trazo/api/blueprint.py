@@ -11,9 +11,9 @@ blueprint both enforces the first and documents the common answers (docs/api.md,
 
 A content area's blueprint is built with `personal_tokens=True`: its USER routes also take a personal
 access token (auth.py, docs/automation.md) that has the scope the operation needs, "read" for GET and
-HEAD, "write" for the other methods, unless the route says `token_scope=READ` (a POST that changes
-nothing). Every other route refuses personal access tokens with 403, whatever their scopes; the OpenAPI
-document lists the `personalAccessToken` scheme and `x-token-scope` on the operations that take one.
+HEAD, "write" for the other methods. Every other route refuses personal access tokens with 403, whatever
+their scopes; the OpenAPI document lists the `personalAccessToken` scheme and `x-token-scope` on the
+operations that take one.
 
 What each level adds to every operation of the route (a function view, or each method of a MethodView):
 - USER: the access-token check before anything else runs (so a missing token is a 401 even when the body
@@ -52,8 +52,8 @@ class Blueprint(flask_smorest.Blueprint):
         self.rate_limited = rate_limited
         self.personal_tokens = personal_tokens
 
-    def route(self, rule, *, auth=USER, not_found=None, transaction=False, token_scope=None, parameters=None,
-              tags=None, **options):
+    def route(self, rule, *, auth=USER, not_found=None, transaction=False, parameters=None, tags=None,
+              **options):
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
         def decorator(view):
@@ -62,22 +62,21 @@ class Blueprint(flask_smorest.Blueprint):
                     if method in view.methods and ("methods" not in options or method in options["methods"]):
                         name = method.lower()
                         setattr(view, name, self._guard(getattr(view, name), _level(auth, method), not_found,
-                                                        transaction, self._scope((method,), token_scope)))
+                                                        transaction, self._scope((method,))))
                 return register(view)
             methods = options.get("methods", ("GET",))
             levels = {_level(auth, method) for method in methods}
             if len(levels) != 1:
                 raise ValueError(f"{rule}: a function view has one access level for all its methods")
-            return register(self._guard(view, levels.pop(), not_found, transaction,
-                                        self._scope(methods, token_scope)))
+            return register(self._guard(view, levels.pop(), not_found, transaction, self._scope(methods)))
 
         return decorator
 
-    def _scope(self, methods, declared):
+    def _scope(self, methods):
         """The personal-token scope the operation needs, or None when it refuses personal tokens."""
         if not self.personal_tokens:
             return None
-        return declared or (READ if all(method in READ_METHODS for method in methods) else WRITE)
+        return READ if all(method in READ_METHODS for method in methods) else WRITE
 
     def _guard(self, func, level, not_found, transaction=False, token_scope=None):
         """`func` with its access check and the documentation of its common answers (and, with
