@@ -4,6 +4,7 @@ it can weigh. The README is localized through the `gettext` function the caller 
 import json
 import zipfile
 
+from ..core.history import compress_bound
 from .history import encode_content, history_index
 from .layout import (
     FORMAT,
@@ -159,11 +160,6 @@ def _write_history(archive, snapshot):
             entries.append(revision.index_entry())
 
 
-def _deflate_bound(size):
-    """zlib's deflateBound() for its default settings, which zipfile uses: the most deflate writes."""
-    return size + (size >> 12) + (size >> 14) + (size >> 25) + 13
-
-
 def _entry_bound(name, data_bound):
     """Local header, central directory record and data of one entry (no extra fields)."""
     name_size = len(name.encode())
@@ -179,11 +175,11 @@ def zip_size_bound(snapshot, gettext):
     total += _entry_bound(f"{root}/{MANIFEST}", len(_manifest_bytes(manifest(snapshot))))
     total += sum(_entry_bound(f"{root}/{folder.path}/", 0) for folder in snapshot.folders)
     for diagram in snapshot.diagrams:
-        total += _entry_bound(f"{root}/{diagram.path}", _deflate_bound(diagram.content_size))
+        total += _entry_bound(f"{root}/{diagram.path}", compress_bound(diagram.content_size))
         if diagram.description_path:
             heading = len(f"# {diagram.title}\n\n".encode())
             total += _entry_bound(f"{root}/{diagram.description_path}",
-                                  _deflate_bound(heading + diagram.description_size))
+                                  compress_bound(heading + diagram.description_size))
     entries = 2 + len(snapshot.folders) + sum(1 + bool(d.description_path) for d in snapshot.diagrams)
     if snapshot.with_history:
         history_total, history_entries = _history_bound(snapshot)
@@ -197,11 +193,11 @@ def _history_bound(snapshot):
     for diagram, revision, _content in _by_diagram(snapshot, with_content=False):
         if revision is None:
             index_size = len(history_index(diagram, entries))
-            total += _entry_bound(f"{root}/{diagram.history_path}", _deflate_bound(index_size))
+            total += _entry_bound(f"{root}/{diagram.history_path}", compress_bound(index_size))
             entries = []
         else:
             total += _entry_bound(f"{root}/{diagram.history_dir}/{revision.file}",
-                                  _deflate_bound(revision.content_size))
+                                  compress_bound(revision.content_size))
             entries.append(revision.index_entry())
         count += 1
     return total, count

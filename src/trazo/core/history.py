@@ -32,12 +32,13 @@ from werkzeug.http import parse_etags
 from ..errors import Conflict, NotFound, PreconditionFailed
 from ..extensions import db
 from ..models.base import new_id, utcnow
-from ..models.content import Diagram, Project
+from ..models.content import Diagram, Project, utf8_size
 from ..models.history import SOURCE_API, SOURCE_CREATE, SOURCE_EDIT, DiagramRevision
 from .diffs import line_changes
 from .plans import plan_for
 
 AMENDABLE_SOURCES = frozenset({SOURCE_EDIT, SOURCE_API})
+MEASURED_FIELDS = ("content", "description")  # the diagram columns whose sizes count in the storage quota
 COMPRESSION_LEVEL = 6
 TEXT_ENCODING = ("utf-8", "surrogatepass")
 # What plan_change reads of the two newest revisions (the content serves only the older one's).
@@ -79,6 +80,12 @@ class State:
 
 def compress(text):
     return zlib.compress(text.encode(*TEXT_ENCODING), COMPRESSION_LEVEL)
+
+
+def compress_bound(size):
+    """zlib's compressBound(): the most compressing `size` bytes writes (zlib or raw deflate, as ZIP
+    entries are), so sizes can be bounded without compressing anything."""
+    return size + (size >> 12) + (size >> 14) + (size >> 25) + 13
 
 
 def decompress(blob):
@@ -237,6 +244,24 @@ def start_history(diagram, author_id, source, at=None, label=None):
     revision = new_revision(diagram.id, 1, State.of(diagram), author_id, source, "", at, label)
     diagram.history_size = revision.stored_size
     return revision
+
+
+def content_growth(diagram, data):
+    """Bytes a change adds to the diagram's own storage (content and description; negative when it shrinks).
+    Call it before the attributes change: it compares with the sizes stored."""
+    return sum(utf8_size(data[name]) - getattr(diagram, f"{name}_size") for name in MEASURED_FIELDS if name in data)
+
+
+def write_change(diagram, data, history, ignored=frozenset()):
+    """Set the attributes of `data`, move the version when one outside `ignored` really changes, and write
+    the planned history (after the attributes, as Change.apply needs). Nothing is committed."""
+    edited = any(getattr(diagram, key) != value for key, value in data.items() if key not in ignored)
+    for key, value in data.items():
+        setattr(diagram, key, value)
+    if edited:
+        bump_version(diagram)
+    if history:
+        history.apply()
 
 
 def bump_version(diagram, at=None):

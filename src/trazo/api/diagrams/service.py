@@ -12,12 +12,14 @@ from ...core.content_limits import ensure_content_fits
 from ...core.history import (
     State,
     bump_version,
+    content_growth,
     ensure_version,
     open_diagram,
     plan_change,
     retrying,
     revision_limit,
     start_history,
+    write_change,
 )
 from ...core.images import ImageRequest, image_response
 from ...core.ownership import folder_of_project, owned_diagram, owned_project
@@ -25,7 +27,7 @@ from ...core.quotas import ensure_room
 from ...errors import NotFound
 from ...extensions import db
 from ...models.base import new_id, utcnow
-from ...models.content import Diagram, Project, default_user_preferences, utf8_size
+from ...models.content import Diagram, Project, default_user_preferences
 from ...models.history import SOURCE_CREATE, SOURCE_DUPLICATE, SOURCE_EDIT
 
 RECENT_COUNT = 4
@@ -33,7 +35,6 @@ RECENT_COUNT = 4
 # edits and a layout change never makes another tab's save stale.
 PRESENTATION_FIELDS = frozenset({"viewport_zoom", "viewport_x", "viewport_y", "user_preferences"})
 COPIED_FIELDS = ("content", "description", "diagram_type", "config", "user_preferences", "folder_id")
-MEASURED_FIELDS = ("content", "description")
 
 
 def _timestamps():
@@ -94,21 +95,14 @@ def _update_diagram(user, diagram_id, data, if_match, source):
     if "content" in data or "diagram_type" in data:
         ensure_content_fits(data.get("content", diagram.content), data.get("diagram_type", diagram.diagram_type))
     history = plan_change(editing, State.of(diagram).updated(data), user.id, source, revision_limit(user))
-    # Before any attribute changes, so the locked count still holds the stored sizes.
-    growth = sum(utf8_size(data[name]) - getattr(diagram, f"{name}_size") for name in MEASURED_FIELDS if name in data)
+    growth = content_growth(diagram, data)  # before any attribute changes: the stored sizes still hold
     ensure_room(user, {"storage": history.charged(growth) if history else growth})
     if "folder_id" in data:  # an empty id, like null, means the project root
         data["folder_id"] = folder_of_project(diagram.project_id, data["folder_id"]).id if data["folder_id"] else None
     if "user_preferences" in data:
         data["user_preferences"] = {**default_user_preferences(), **(diagram.user_preferences or {}),
                                     **data["user_preferences"]}
-    edited = any(getattr(diagram, key) != value for key, value in data.items() if key not in PRESENTATION_FIELDS)
-    for key, value in data.items():
-        setattr(diagram, key, value)
-    if edited:
-        bump_version(diagram)
-    if history:
-        history.apply()
+    write_change(diagram, data, history, PRESENTATION_FIELDS)
     return _committed(diagram)
 
 

@@ -17,7 +17,7 @@ from werkzeug.http import parse_etags
 
 from ...core.history import (
     State,
-    bump_version,
+    content_growth,
     content_hash,
     ensure_version,
     etag,
@@ -26,6 +26,7 @@ from ...core.history import (
     retrying,
     revision_limit,
     start_history,
+    write_change,
 )
 from ...core.ownership import owned_project
 from ...core.quotas import ensure_room, lock_account
@@ -278,16 +279,9 @@ def _update(user, diagram_id, target, body, if_match):
     if body.get("description") is not None:
         data["description"] = body["description"]
     history = plan_change(editing, State.of(diagram).updated(data), user.id, SOURCE_API, revision_limit(user))
-    growth = sum(utf8_size(data[name]) - getattr(diagram, f"{name}_size")
-                 for name in ("content", "description") if name in data)
+    growth = content_growth(diagram, data)
     ensure_room(user, {"storage": history.charged(growth) if history else growth})
-    edited = any(getattr(diagram, key) != value for key, value in data.items())
-    for key, value in data.items():
-        setattr(diagram, key, value)
-    if edited:
-        bump_version(diagram)
-    if history:
-        history.apply()
+    write_change(diagram, data, history)
     answer = _written(target, diagram, body["content"], False)
     db.session.commit()
     return answer

@@ -15,7 +15,17 @@ from sqlalchemy import delete
 
 from ...archive.reader import ImportLimits
 from ...core.content_limits import content_caps
-from ...core.history import State, bump_version, content_hash, open_diagram, plan_change, retrying, revision_limit
+from ...core.history import (
+    State,
+    compress_bound,
+    content_growth,
+    content_hash,
+    open_diagram,
+    plan_change,
+    retrying,
+    revision_limit,
+    write_change,
+)
 from ...core.ownership import owned_project
 from ...core.quotas import ensure_room, lock_account
 from ...errors import AppError, ValidationFailed
@@ -143,20 +153,15 @@ def _sync(user, project_id, incoming, path_problems, delete_missing, dry_run):
     return answer
 
 
-def _compress_bound(size):
-    """zlib's compressBound: the most a text of `size` bytes weighs compressed."""
-    return size + (size >> 12) + (size >> 14) + (size >> 25) + 13
-
-
 def _storage_bound(created, changed, deleted):
     """At most what the sync adds to the storage count, without compressing anything."""
     bound = 0
     for item in created + changed:
         size = utf8_size(item.content)
-        bound += size + _compress_bound(size)
+        bound += size + compress_bound(size)
         if item.entry is not None:
             bound -= item.entry.size
-            bound += 0 if item.entry.recorded else _compress_bound(item.entry.size)
+            bound += 0 if item.entry.recorded else compress_bound(item.entry.size)
     return bound - sum(entry.stored for entry in deleted)
 
 
@@ -199,11 +204,7 @@ def _update(user, items):
         diagram = editing.diagram
         data = {"content": item.content, "diagram_type": item.diagram_type}
         history = plan_change(editing, State.of(diagram).updated(data), user.id, SOURCE_API, limit_of)
-        growth += utf8_size(item.content) - diagram.content_size
-        diagram.content, diagram.diagram_type = item.content, item.diagram_type
-        bump_version(diagram)
-        if history:
-            growth += history.storage_delta
-            history.apply()
+        growth += content_growth(diagram, data) + (history.storage_delta if history else 0)
+        write_change(diagram, data, history)
         db.session.flush()
     return growth

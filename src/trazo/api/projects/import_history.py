@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ...archive.history import PlannedRevision, settle
 from ...core.diffs import MAX_DIFF_LINES, count_lines
-from ...core.history import State, new_revision, revision_limit, start_history
+from ...core.history import State, compress_bound, new_revision, revision_limit, start_history
 from ...models.content import utf8_size
 from ...models.history import SOURCE_IMPORT
 
@@ -27,15 +27,10 @@ def settle_histories(user, plan, now):
         planned.history, planned.revisions = settle(planned.revisions, current, limit, now), []
 
 
-def _compress_bound(size):
-    """zlib's compressBound(): the most compressing `size` bytes stores."""
-    return size + (size >> 12) + (size >> 14) + (size >> 25) + 13
-
-
 def history_bound(plan):
     """The most the planned revisions can weigh once compressed, without compressing them: what a dry
     run counts toward the storage quota (the import itself counts what it stores)."""
-    return sum(_compress_bound(utf8_size(revision.content)) for planned in plan.diagrams
+    return sum(compress_bound(utf8_size(revision.content)) for planned in plan.diagrams
                for revision in planned.history)
 
 
