@@ -148,7 +148,8 @@ def test_export_of_a_foreign_project_or_folder_is_404(user, other_user, filled):
 
 
 @pytest.mark.parametrize("query, field", [({"format": "pdf"}, "format"), ({"variant": "fancy"}, "variant"),
-                                          ({"descriptions": "perhaps"}, "descriptions")])
+                                          ({"descriptions": "perhaps"}, "descriptions"),
+                                          ({"include_images": "maybe"}, "include_images")])
 def test_export_rejects_bad_parameters(user, project, query, field):
     for path in (f"/projects/{project['id']}/export", f"/projects/{project['id']}/export/summary"):
         validation_errors(user.get(path, query_string=query), field, where="query")

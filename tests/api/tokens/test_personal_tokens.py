@@ -226,3 +226,13 @@ def test_a_ci_token_pushes_a_tree_and_a_read_token_pulls_it_back(user, mint):
         "graph TD\n  A --> B"
     assert error_detail(reader.post(f"/projects/{project['id']}/sync", json=tree), 403)
     assert error_detail(reader.request("PUT", f"/projects/{project['id']}/files/docs/x.mmd", data="graph TD"), 403)
+
+
+def test_creating_tokens_is_rate_limited_per_user(user, other_user, configure):
+    configure(RATE_LIMIT_PERSONAL_TOKEN_CREATE="2/hour")
+    body = {"name": "ci", "scopes": ["read"]}
+    for _attempt in range(2):
+        assert user.post("/users/me/tokens", json=body).status_code == 201
+    refused = user.post("/users/me/tokens", json=body)
+    assert error_detail(refused, 429) and int(refused.headers["Retry-After"]) > 0
+    assert other_user.post("/users/me/tokens", json=body).status_code == 201
