@@ -73,16 +73,20 @@ DEFAULT_LIMITS = {
 }
 
 
-def spend(name, key):
-    """Take one from the limit RATE_LIMIT_<name> for `key`, inside a view (a budget only some requests
+def spend(name, key, cost=1):
+    """Take `cost` from the limit RATE_LIMIT_<name> for `key`, inside a view (a budget only some requests
     spend, e.g. a render the cache cannot answer); TooManyRequests once it is spent."""
     if not (limiter.enabled and limiter.initialized):
         return
-    config = current_app.config
-    item = parse(config[f"RATE_LIMIT_{name}"])
-    keys = (config["RATELIMIT_KEY_PREFIX"], name.lower().replace("_", "-"), key)
-    if not limiter.limiter.hit(item, *keys):
+    item, keys = _budget(name, key)
+    if not limiter.limiter.hit(item, *keys, cost=cost):
         raise TooManyRequests(limiter.limiter.get_window_stats(item, *keys).reset_time - time.time())
+
+
+def _budget(name, key):
+    """The parsed limit RATE_LIMIT_<name> and the storage keys of `key`'s budget under it."""
+    config = current_app.config
+    return parse(config[f"RATE_LIMIT_{name}"]), (config["RATELIMIT_KEY_PREFIX"], name.lower().replace("_", "-"), key)
 
 
 class Counter:
