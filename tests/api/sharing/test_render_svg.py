@@ -100,3 +100,29 @@ def test_a_url_hidden_behind_a_parenthesis_empties_the_style_sheet(client, kroki
                  'b { background: url(http://evil.example/(x)) }</style></svg>')
     root = _svg(_render(client, "digraph { a }"))
     assert not root.find(f"{SVG}style").text
+
+
+@pytest.mark.parametrize("spelling", [
+    r"u\72l(http://evil.example/x)",
+    r"\75rl(http://evil.example/x)",
+    r"u\000072l(http://evil.example/x)",
+    r"U\52L(http://evil.example/x)",
+    r"url\28 http://evil.example/x)",
+    r"u/**/rl(http://evil.example/x)",
+    r"u/* a comment */\72l(http://evil.example/x)",
+    "u&#92;72l(http://evil.example/x)",  # an XML character reference the parser decodes into a CSS escape
+])
+def test_an_escaped_or_commented_url_never_survives_and_a_local_one_does(client, kroki, spelling):
+    kroki.svg = (f'<svg xmlns="http://www.w3.org/2000/svg"><style>.n {{ fill: {spelling} }} .m {{ fill: url(#grad) }}'
+                 f'</style><rect id="hostile" fill="{spelling}" stroke="url(#grad)" width="1" height="1"/>'
+                 f'<rect id="styled" style="fill: {spelling}" width="1" height="1"/>'
+                 f'<rect id="local" fill="url(#grad)" style="stroke: url(&quot;#grad&quot;)" width="1" height="1"/>'
+                 '</svg>')
+    root = _svg(_render(client, "digraph { a }"))
+    rects = {rect.get("id"): rect.attrib for rect in root.iter(f"{SVG}rect")}
+    assert "evil.example" not in ET.tostring(root, encoding="unicode")
+    assert rects["hostile"] == {"id": "hostile", "stroke": "url(#grad)", "width": "1", "height": "1"}
+    assert not rects["styled"].get("style")
+    assert rects["local"] == {"id": "local", "fill": "url(#grad)", "style": 'stroke: url("#grad")', "width": "1",
+                              "height": "1"}
+    assert not root.find(f"{SVG}style").text

@@ -4,7 +4,8 @@ A diagram source can carry links (Graphviz `URL=`, PlantUML `[[...]]`) and a ren
 scripts, event handlers or references to other hosts; a browser that opens or inlines the SVG would
 run or fetch them. The SVG is parsed (no DTD entities), and rebuilt from what is known to be inert:
 no scripts or event attributes, links only to `#fragments` or `data:image/...`, CSS without `@import`
-or `url(...)` to anything but a fragment, and XHTML only inside `<foreignObject>` (labels).
+or `url(...)` to anything but a fragment (in style sheets, `style` and every other attribute, read with
+escapes decoded and comments removed), and XHTML only inside `<foreignObject>` (labels). docs/security.md.
 """
 import re
 from xml.etree.ElementTree import ParseError
@@ -41,6 +42,8 @@ _CSS_IMPORT = re.compile(r"@import\b[^;@]*;?", re.IGNORECASE)
 _CSS_URL = re.compile(r"url\(([^()]*)\)", re.IGNORECASE)
 _CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})\s?|(.))", re.DOTALL)
 _CSS_FORBIDDEN = ("@import", "expression(", "image-set(", "javascript:")
+# Every forbidden word holds one of these, and so does every way of hiding one (an escape, a comment).
+_CSS_MARKS = ("\\", "/*", "(", ":", "@")
 
 
 def clean_svg(text):
@@ -105,7 +108,7 @@ def _attributes(element):
             continue
         if name == "style":
             value = _clean_css(value)
-        elif "url(" in value.lower() and _clean_css(value) != value:
+        elif not _css_is_safe(value):  # presentation attributes are CSS: fill="u\\72l(...)" is a url()
             continue
         yield local, value
 
@@ -123,15 +126,35 @@ def _internal(url):
 
 
 def _clean_css(css):
-    """CSS without imports or external url(...) references; nothing at all when escapes hide one."""
+    """CSS without imports or external url(...) references; nothing at all when escapes or comments hide one."""
     cleaned = _CSS_IMPORT.sub("", css)
     cleaned = _CSS_URL.sub(lambda match: match.group(0) if _internal(match.group(1)) else "none", cleaned)
-    decoded = _CSS_ESCAPE.sub(_unescape, cleaned).lower()
-    urls = [match.group(1) for match in _CSS_URL.finditer(decoded)]
-    if (any(word in decoded for word in _CSS_FORBIDDEN) or len(urls) != decoded.count("url(")
-            or any(not _internal(url) for url in urls)):
-        return ""
-    return cleaned
+    return cleaned if _css_is_safe(cleaned) else ""
+
+
+def _css_is_safe(css):
+    """Whether `css` (a style sheet, a declaration block or an attribute's value) fetches or runs nothing,
+    read as a browser might: escapes decoded (`u\\72l(`, `url\\28`), comments removed (`u/**/rl(`), any case.
+    The XML parser has already decoded character references (`&#92;`)."""
+    if not any(mark in css for mark in _CSS_MARKS):
+        return True  # no escape, comment, function, scheme or at-rule: nothing to hide a reference in
+    view = _without_comments(_CSS_ESCAPE.sub(_unescape, _without_comments(css))).lower()
+    urls = [match.group(1) for match in _CSS_URL.finditer(view)]
+    return not (any(word in view for word in _CSS_FORBIDDEN) or len(urls) != view.count("url(")
+                or any(not _internal(url) for url in urls))
+
+
+def _without_comments(css):
+    """`css` without its /* comments */ (an unclosed one runs to the end); a linear scan."""
+    parts, start = [], 0
+    while (opening := css.find("/*", start)) != -1:
+        parts.append(css[start:opening])
+        closing = css.find("*/", opening + 2)
+        if closing == -1:
+            return "".join(parts)
+        start = closing + 2
+    parts.append(css[start:])
+    return "".join(parts)
 
 
 def _unescape(match):
