@@ -1,5 +1,6 @@
 """The files API: diagrams addressed by path inside a project (docs/files-api.md)."""
 import hashlib
+from urllib.parse import quote
 
 import pytest
 
@@ -202,6 +203,41 @@ def test_a_bad_path_answers_422_with_a_clear_message(user, project, path, words)
         response = getattr(user, method)(_url(project, path), data=b"graph TD")
         detail = validation_errors(response, "file_path", where="path")
         assert words in detail[0]["msg"], (method, detail)
+
+
+# Paths a checkout would misplace or a reviewer would misread (issue 24 item 11): invisible format
+# characters (Unicode category Cf), a git directory, a Windows drive.
+HIDDEN_PATHS = [
+    ("flow\u200b.mmd", "U+200B"),  # zero-width space
+    ("docs/\u202egpj.mmd", "U+202E"),  # right-to-left override: shows as "docs/jpg.mmd"
+    ("\ufeffflow.mmd", "U+FEFF"),  # byte order mark
+    ("a\u2066b/x.mmd", "U+2066"),  # left-to-right isolate
+    (".git/hooks.mmd", '".git"'),
+    ("docs/.GIT/config.mmd", '".GIT"'),
+    (".Git./x.mmd", '".Git."'),
+    ("git~1/x.mmd", '"git~1"'),
+    ("c:/x.mmd", '"c:"'),
+    ("C:flow.mmd", '"C:flow.mmd"'),
+    ("docs/d:/x.mmd", '"d:"'),
+]
+
+
+@pytest.mark.parametrize(("path", "named"), HIDDEN_PATHS)
+def test_format_characters_git_and_drive_segments_are_refused_on_every_route(user, project, files_of, path, named):
+    for method in ("put", "get", "delete"):
+        response = getattr(user, method)(_url(project, quote(path)), data=b"graph TD", content_type="text/plain")
+        detail = validation_errors(response, "file_path", where="path")
+        assert detail[0]["type"] == "value_error.path" and named in detail[0]["msg"], (method, detail)
+    assert files_of(project["id"]) == {}
+
+
+def test_a_refused_segment_is_explained_in_spanish(user, project):
+    detail = validation_errors(user.get(_url(project, ".git/x.mmd"), lang="es"), "file_path", where="path")
+    assert detail[0]["msg"] == 'La ruta no debe tener un segmento ".git": git lo reserva.'
+    detail = validation_errors(user.get(_url(project, quote("x\u200b.mmd")), lang="es"), "file_path", where="path")
+    assert detail[0]["msg"] == "La ruta no debe contener caracteres de formato invisibles (U+200B)."
+    detail = validation_errors(user.get(_url(project, "c:/x.mmd"), lang="es"), "file_path", where="path")
+    assert detail[0]["msg"] == 'Un segmento de la ruta no debe parecer una unidad de disco ("c:").'
 
 
 def test_a_bad_path_is_explained_in_spanish(user, project):

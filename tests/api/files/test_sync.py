@@ -7,6 +7,7 @@ from trazo.models.content import Diagram, Project
 
 from ...helpers import create_diagram, error_detail, validation_errors
 from .conftest import free_plan
+from .test_files import HIDDEN_PATHS
 
 TREE = [
     {"path": "docs/diagrams/api.mmd", "content": "graph TD\n  A --> B\n"},
@@ -76,6 +77,16 @@ def test_one_bad_file_refuses_the_whole_sync_naming_every_bad_path(user, project
     assert files_of(project["id"]) == {}
     spanish = validation_errors(user.post(f"/projects/{project['id']}/sync", json={"files": files}, lang="es"))
     assert spanish[1]["msg"].startswith("Extensión de archivo desconocida")
+
+
+def test_a_sync_refuses_format_characters_git_and_drive_segments_naming_each_path(user, project, files_of):
+    hidden = [path for path, _named in HIDDEN_PATHS]
+    response = _sync(user, project, [TREE[0], *({"path": path, "content": "graph TD\n"} for path in hidden)])
+    detail = validation_errors(response)
+    assert [(item["loc"][2:], item["path"], item["type"]) for item in detail] == [
+        ([position, "path"], path, "value_error.path") for position, path in enumerate(hidden, start=1)]
+    assert all(named in item["msg"] for item, (_path, named) in zip(detail, HIDDEN_PATHS, strict=True))
+    assert files_of(project["id"]) == {}
 
 
 def test_a_file_over_the_content_cap_refuses_the_sync(user, project, configure, files_of):

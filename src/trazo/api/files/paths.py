@@ -63,6 +63,23 @@ def _bad_character(text):
     return any(char == "\\" or unicodedata.category(char) == "Cc" for char in text)
 
 
+def _format_character(text):
+    """The first invisible format character (Unicode category Cf: zero-width, bidi overrides, a BOM) in
+    `text`, or None: such a path shows as another one in a review or a file manager."""
+    return next((char for char in text if unicodedata.category(char) == "Cf"), None)
+
+
+def _git_segment(segment):
+    """Whether a checkout would take `segment` for the repository's own directory: `.git` in any case, with
+    trailing dots (Windows drops them), or its NTFS short name."""
+    return segment.lower().rstrip(".") in (".git", "git~1")
+
+
+def _drive_segment(segment):
+    """Whether `segment` names a Windows drive (`c:`, `C:flow.mmd`)."""
+    return len(segment) >= 2 and segment[1] == ":" and segment[0].isascii() and segment[0].isalpha()
+
+
 def parse_path(raw):
     """The Target of a path a client sent, or BadPath saying what is wrong with it."""
     if not isinstance(raw, str) or not raw:
@@ -74,6 +91,9 @@ def parse_path(raw):
         raise BadPath(_("The path is longer than %(limit)s characters.", limit=PATH_MAX))
     if _bad_character(path):
         raise BadPath(_("The path must not contain control characters or backslashes."))
+    if (hidden := _format_character(path)) is not None:
+        raise BadPath(_("The path must not contain invisible formatting characters (%(character)s).",
+                        character=f"U+{ord(hidden):04X}"))
     if path.startswith("/"):
         raise BadPath(_("The path must be relative: it must not start with a slash."))
     segments = path.split("/")
@@ -81,6 +101,10 @@ def parse_path(raw):
         raise BadPath(_("The path must not contain empty segments, \".\" or \"..\"."))
     if any(segment != segment.strip() for segment in segments):
         raise BadPath(_("A path segment must not start or end with a space."))
+    if (reserved := next((segment for segment in segments if _git_segment(segment)), None)) is not None:
+        raise BadPath(_("The path must not have a \"%(segment)s\" segment: git reserves it.", segment=reserved))
+    if (drive := next((segment for segment in segments if _drive_segment(segment)), None)) is not None:
+        raise BadPath(_("A path segment must not look like a drive (\"%(segment)s\").", segment=drive))
     name = segments[-1]
     extension = next((ext for ext in EXTENSIONS if name.endswith(ext)), None)
     if extension is None:
