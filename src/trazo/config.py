@@ -157,6 +157,7 @@ def load_config(env, instance_path):
         "MFA_ACCESS_TOKEN_EXPIRES": 5 * 24 * 3600,
         "MFA_TOKEN_EXPIRES": 300,
         "RECENT_SIGN_IN_SECONDS": _int(env, "RECENT_SIGN_IN_SECONDS", 15 * 60),
+        "RESET_MAIL_COOLDOWN_SECONDS": _int(env, "RESET_MAIL_COOLDOWN_SECONDS", 60),
         # Database
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SQLALCHEMY_ENGINE_OPTIONS": _engine_options(database_url, env),

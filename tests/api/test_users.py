@@ -307,7 +307,8 @@ def test_reset_request_does_not_reveal_accounts(client, user, smtp_sink):
     assert "token" not in known.json
 
 
-def test_reset_tokens_expire_and_a_new_request_replaces_the_old(client, app, user, smtp_sink):
+def test_reset_tokens_expire_and_a_new_request_replaces_the_old(client, app, user, smtp_sink, configure):
+    configure(RESET_MAIL_COOLDOWN_SECONDS=0)  # a second mail at once (the cooldown: test_reset_mail_cooldown.py)
     client.post("/users/reset-password-request", json={"email": user.email}, buffered=True)
     _, old_token, _ = _reset_link(smtp_sink, user.email)
     smtp_sink.clear()

@@ -3,13 +3,16 @@
 A token is `trz_` followed by 43 characters of URL-safe base64 (256 random bits). It is shown once, at
 creation; the database keeps its SHA-256 (a token that random needs no slow hash: nothing can be guessed)
 and the first characters as `prefix`, so the owner can tell tokens apart. auth.py checks a request's
-token, its scope and the route it may be used on; here tokens are made, found, touched and revoked.
+token, its scope and the route it may be used on; here tokens are made, found, touched and revoked. Creating
+one e-mails the owner (never the token); a password reset revokes them all (docs/security.md, "Accounts").
 """
 import hashlib
 import secrets
 from datetime import timedelta
 
+from flask import has_request_context
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext
 from sqlalchemy import delete, func, select, update
 
 from ..errors import Conflict, NotFound
@@ -17,7 +20,9 @@ from ..extensions import db
 from ..models import User
 from ..models.base import new_id, utcnow
 from ..models.security import PersonalAccessToken
+from ..ratelimit import client_address
 from . import audit
+from .mail import send_template
 
 PREFIX = "trz_"
 SECRET_BYTES = 32
@@ -53,9 +58,19 @@ def create(user, name, scopes, expires_in_days):
         prefix=text[:len(PREFIX) + SHOWN_CHARACTERS], scopes=f"{READ} {WRITE}" if WRITE in scopes else READ,
         created_at=now, expires_at=now + timedelta(days=expires_in_days) if expires_in_days else None)
     db.session.add(token)
-    db.session.commit()
+    _tell_the_owner(user, token)
+    db.session.commit()  # the token and its notice (outbox) together
     audit.record("personal_token_created", user=user, details=_details(token))
     return token, text
+
+
+def _tell_the_owner(user, token):
+    """E-mail the owner what was created, from where and when: name, prefix, scopes, expiry; never the token."""
+    send_template(user.email, "personal_token_created",
+                  lazy_gettext("A personal access token was created for your Trazo account"),
+                  name=token.name, prefix=token.prefix, created_at=token.created_at, expires_at=token.expires_at,
+                  scopes=lazy_gettext("read and write") if can_write(token) else lazy_gettext("read only"),
+                  address=client_address() if has_request_context() else lazy_gettext("unknown"))
 
 
 def owned(user):

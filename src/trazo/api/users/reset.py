@@ -1,5 +1,7 @@
 """Password reset by e-mail. The request answers at once and does its work after the response is sent,
-so a known address answers exactly as fast as an unknown one."""
+so a known address answers exactly as fast as an unknown one. An account gets at most one reset e-mail per
+RESET_MAIL_COOLDOWN_SECONDS, counted in the limiter storage; a confirmed reset revokes every personal access
+token of the account (docs/security.md, "Accounts")."""
 import logging
 from datetime import timedelta
 from urllib.parse import urlencode
@@ -9,13 +11,14 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from sqlalchemy import select
 
-from ...core import audit, passwords
+from ...core import access_tokens, audit, passwords
 from ...core.accounts import set_password
 from ...core.mail import send_template
 from ...errors import BadRequest
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
+from ...ratelimit import Counter
 from .service import clear_lockout
 
 log = logging.getLogger(__name__)
@@ -41,7 +44,7 @@ def _after_the_response(work):
 
 def _send_reset_link(email):
     user = db.session.scalar(select(User).where(User.email == email))
-    if user is None or not user.is_active:
+    if user is None or not user.is_active or _cooling_down(user):
         return
     token, token_hash = passwords.new_token()
     user.reset_token_hash = token_hash
@@ -51,6 +54,14 @@ def _send_reset_link(email):
                   link=f"{current_app.config['FRONTEND_URL']}/reset-password?{query}")
     db.session.commit()  # the token and its e-mail (outbox) together
     audit.record("password_reset_requested", user=user)
+
+
+def _cooling_down(user):
+    """Count this request against the account's reset-mail cooldown: True when a reset e-mail already left
+    within RESET_MAIL_COOLDOWN_SECONDS (then nothing is sent and the mailed link stays the valid one). The
+    count lives in the limiter storage, so every worker shares it; the answer does not depend on it."""
+    seconds = current_app.config["RESET_MAIL_COOLDOWN_SECONDS"]
+    return seconds > 0 and Counter("reset-mail", user.id).hit(seconds) > 1
 
 
 def request_password_reset(email):
@@ -67,7 +78,10 @@ def confirm_password_reset(email, token, new_password):
     if not valid:
         raise BadRequest(_("Invalid or expired reset token"))
     set_password(user, new_password)
+    revoked = access_tokens.revoke_all(user)  # whoever knew the old password may have minted some
     db.session.commit()
     clear_lockout(email)
     audit.record("password_reset_confirmed", user=user)
+    if revoked:
+        audit.record("personal_tokens_revoked", user=user, details={"count": revoked, "reason": "password_reset"})
     return {"message": _("Password reset successfully")}

@@ -97,7 +97,7 @@ def change_password(user, current_password, new_password, revoke_tokens=False):
     db.session.commit()
     audit.record("password_changed", user=user)
     if revoked:
-        audit.record("personal_tokens_revoked", user=user, details={"count": revoked})
+        audit.record("personal_tokens_revoked", user=user, details={"count": revoked, "reason": "password_change"})
     return {"message": _("Password changed successfully"), "access_token": issue_access_token(user),
             "token_type": "bearer"}
 
