@@ -33,7 +33,8 @@ keepalive = _int("GUNICORN_KEEPALIVE", 5)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 0)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 0)
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None  # empty: no access log
-# The path without its query string, and no referrer: share access tokens travel in query strings.
+# The path without its query string, and no referrer: share access tokens travel in query strings. The
+# logger class writes the path with a share token cut short and a files API path as `{path}`.
 # Last, the request id the application answered with (X-Request-ID).
 access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s" %({x-request-id}o)s'
 errorlog = "-"
@@ -52,9 +53,12 @@ def _standalone_logs_module():
     return module
 
 
+# One line per record for the access and error logs (control characters escaped), or one JSON object per
+# line with LOG_FORMAT=json; paths without secrets or user content in both (docs/operations.md).
 if (os.environ.get("LOG_FORMAT") or "text").strip().lower() == "json":
-    # One JSON object per line for the access and error logs too (docs/operations.md).
     logger_class = _standalone_logs_module().GunicornJsonLogger
+else:
+    logger_class = _standalone_logs_module().GunicornTextLogger
 
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # No runtime control socket: its default path (~/.gunicorn/gunicorn.ctl) is shared by every gunicorn this

@@ -1,5 +1,7 @@
-"""Logs: every line names its request id ("-" outside requests), LOG_FORMAT=json writes one JSON object per
-line (the service and gunicorn's access and error logs), and Sentry gets errors without credentials."""
+"""Logs: every line names its request id ("-" outside requests), a text line is always one line (control
+characters escaped), LOG_FORMAT=json writes one JSON object per line (the service and gunicorn's access and error
+logs), access logs and Sentry never hold a whole share token or a files API path, and Sentry gets errors without
+credentials."""
 import gzip
 import io
 import json
@@ -49,8 +51,9 @@ def log_lines():
 
 @pytest.fixture
 def logging_app(app_env):
-    """An application of its own with test-only routes that log (not routes of the service)."""
-    application = create_app(env=app_env)
+    """An application of its own (behind one trusted proxy, which sends the request ids) with test-only routes
+    that log (not routes of the service)."""
+    application = create_app(env={**app_env, "TRUSTED_PROXY_COUNT": "1"})
     logger = logging.getLogger(TEST_LOGGER)
 
     @application.route("/log-here")
@@ -116,6 +119,24 @@ def test_the_json_format_writes_one_object_per_line_whatever_the_message_holds(l
     assert second["exception"].startswith("Traceback") and second["exception"].endswith("ValueError: bad value")
 
 
+def test_a_text_log_line_escapes_control_characters_so_a_message_cannot_forge_a_line(log_lines):
+    lines = log_lines("text")
+    logger = logging.getLogger(TEST_LOGGER)
+    forged = "2030-01-01 00:00:00,000 INFO trazo.web [-]: forged"
+    logger.warning("path %s", f"/api/v1/x\n{forged}\r\x1b[31m\x7f\x85\u2028\u2029\tend \\ ñ")
+    try:
+        raise ValueError(f"bad\n{forged}")
+    except ValueError:
+        logger.exception("it failed")
+    written = lines()
+    assert len(written) == 2, written
+    assert written[0].endswith(f"WARNING {TEST_LOGGER} [-]: path /api/v1/x\\n{forged}"
+                               "\\r\\x1b[31m\\x7f\\x85\\u2028\\u2029\\tend \\\\ ñ")
+    assert written[1].endswith(f"ValueError: bad\\n{forged}")
+    assert "it failed\\nTraceback (most recent call last):\\n" in written[1]
+    assert not any(line.startswith("2030") for line in written)
+
+
 @pytest.mark.parametrize("name, value", [("LOG_FORMAT", "xml"), ("SENTRY_TRACES_SAMPLE_RATE", "2"),
                                          ("SENTRY_TRACES_SAMPLE_RATE", "often")])
 def test_an_invalid_log_or_sentry_setting_refuses_to_start(app_env, name, value):
@@ -150,25 +171,37 @@ def _get(port, path, headers):
 
 
 @pytest.fixture
-def gunicorn_json(app_env, tmp_path):
-    """A real gunicorn (gunicorn.conf.py, wsgi.py) with LOG_FORMAT=json and a database that is down."""
-    port = free_port()
-    env = {**os.environ, **app_env, "DATABASE_URL": UNREACHABLE_DATABASE, "INSTANCE_PATH": str(tmp_path),
-           "LOG_FORMAT": "json", "HOST": "127.0.0.1", "PORT": str(port), "WEB_CONCURRENCY": "1",
-           "GUNICORN_THREADS": "4", "RATELIMIT_STORAGE_URI": "memory://", "GUNICORN_ACCESSLOG": "-"}
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+def gunicorn(app_env, tmp_path):
+    """Start a real gunicorn (gunicorn.conf.py, wsgi.py) in a LOG_FORMAT, behind one trusted proxy (the test,
+    which sends request ids), with a database that is down: gunicorn(log_format) -> (port, process)."""
+    processes = []
+
+    def start(log_format):
+        port = free_port()
+        env = {**os.environ, **app_env, "DATABASE_URL": UNREACHABLE_DATABASE, "INSTANCE_PATH": str(tmp_path),
+               "LOG_FORMAT": log_format, "HOST": "127.0.0.1", "PORT": str(port), "WEB_CONCURRENCY": "1",
+               "GUNICORN_THREADS": "4", "RATELIMIT_STORAGE_URI": "memory://", "GUNICORN_ACCESSLOG": "-",
+               "TRUSTED_PROXY_COUNT": "1"}
+        process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"], cwd=ROOT,
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(process)
         _wait_for_port(port, process)
-        yield port, process
-    finally:
+        return port, process
+
+    yield start
+    for process in processes:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             process.wait(30)
 
 
-def test_gunicorn_writes_its_access_and_error_logs_and_the_services_as_json(gunicorn_json):
-    port, process = gunicorn_json
+def _stop(process):
+    process.send_signal(signal.SIGTERM)
+    return process.communicate(timeout=30)
+
+
+def test_gunicorn_writes_its_access_and_error_logs_and_the_services_as_json(gunicorn):
+    port, process = gunicorn("json")
     agent = 'probe "quoted" \\ agent'
     status, request_id, body = _get(port, "/health?access_token=share-token-in-query",
                                     {"User-Agent": agent, "X-Request-ID": "lb-1"})
@@ -196,6 +229,41 @@ def test_gunicorn_writes_its_access_and_error_logs_and_the_services_as_json(guni
         ("WARNING", "database unavailable: OperationalError", request_id)]
     assert any(line["logger"] == "gunicorn.error" and line["message"].startswith("Starting gunicorn")
                and line["request_id"] == "-" for line in lines)
+
+
+def test_a_line_break_in_a_path_stays_inside_one_line_of_gunicorns_text_access_log(gunicorn):
+    port, process = gunicorn("text")
+    status, request_id, _body = _get(port, "/api/v1/x%0A127.0.0.1%20forged%0D%1B%5B2J", {"User-Agent": "curl/8"})
+    assert status == 404
+    stdout, stderr = _stop(process)
+    access = [line for line in stdout.splitlines() if "forged" in line]
+    assert len(access) == 1, stdout
+    assert '"GET /api/v1/x\\n127.0.0.1 forged\\r\\x1b[2J HTTP/1.1" 404 ' in access[0]
+    assert access[0].endswith(f'"curl/8" {request_id}')
+    assert not any(line.startswith("127.0.0.1 forged") for line in (stdout + stderr).splitlines())
+
+
+SHARE_TOKEN = "Zk3q9VtS1m0rXe4bN7cLh2WpYd8Ga5Uf6Jo0Ri3Kq1E"  # as secrets.token_urlsafe(32) makes them
+PROJECT_ID = "0b9c3f4e-2d1a-4c5b-8e7f-6a5b4c3d2e1f"
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_gunicorns_access_log_shows_a_share_tokens_prefix_and_a_files_api_path_as_its_template(gunicorn,
+                                                                                              log_format):
+    port, process = gunicorn(log_format)
+    for path in (f"/api/v1/shared/{SHARE_TOKEN}/image.png?theme=dark&access_token=secret-query",
+                 f"/api/v1/shared/{SHARE_TOKEN}/info",
+                 f"/api/v1/projects/{PROJECT_ID}/files/docs/secret-plan%20v2.mmd"):
+        status, _request_id, _body = _get(port, path, {"User-Agent": "curl/8"})
+        assert status in (401, 503)  # a wrong access token, or the database is down: logged all the same
+    stdout, stderr = _stop(process)
+    logged = stdout + stderr
+    for secret in (SHARE_TOKEN, SHARE_TOKEN[:7], "secret-plan", "secret-query"):
+        assert secret not in logged
+    shown = ([json.loads(line)["path"] for line in stdout.splitlines()] if log_format == "json"
+             else [line.split('"')[1].split(" ")[1] for line in stdout.splitlines()])
+    assert shown == [f"/api/v1/shared/{SHARE_TOKEN[:6]}\u2026/image.png",
+                     f"/api/v1/shared/{SHARE_TOKEN[:6]}\u2026/info", f"/api/v1/projects/{PROJECT_ID}/files/{{path}}"]
 
 
 # -- Sentry ----------------------------------------------------------------------------------
@@ -251,7 +319,7 @@ def test_sentry_gets_one_event_with_the_request_id_and_no_credentials(app_env, t
     sink = LocalHttpServer(_EnvelopeSink).start()
     try:
         dsn = f"http://key@127.0.0.1:{sink.httpd.server_port}/1"
-        env = {**app_env, "INSTANCE_PATH": str(tmp_path), "SENTRY_DSN": dsn}
+        env = {**app_env, "INSTANCE_PATH": str(tmp_path), "SENTRY_DSN": dsn, "TRUSTED_PROXY_COUNT": "1"}
         headers = {"Authorization": f"Bearer {BEARER}", "X-Share-Access": "share-password-secret",
                    "Cookie": "session=cookie-secret", "X-Request-ID": "sentry-7"}
         run = subprocess.run([sys.executable, "-c", SENTRY_RUN], input=json.dumps([env, headers]), cwd=ROOT,
@@ -272,4 +340,54 @@ def test_sentry_gets_one_event_with_the_request_id_and_no_credentials(app_env, t
     assert {name.lower() for name in event["request"]["headers"]} >= {"x-request-id"}
     payloads = "".join(body for _path, body in _EnvelopeSink.received)
     for secret in ("bearer-signature-secret", "share-password-secret", "cookie-secret", "share-token-in-query"):
+        assert secret not in payloads
+
+
+SENTRY_PATHS_RUN = """
+import json, sys
+from http.client import HTTPConnection
+import sentry_sdk
+from flask import request
+from trazo import create_app
+
+env, paths, port = json.load(sys.stdin)
+app = create_app(env=env)
+
+@app.before_request  # a test-only hook on this process's application: every request fails after a call out
+def call_out_then_fail():
+    connection = HTTPConnection("127.0.0.1", port, timeout=5)  # an outgoing call: an http breadcrumb
+    connection.request("GET", request.path + "?access_token=query-in-a-breadcrumb")
+    connection.getresponse().read()
+    connection.close()
+    raise RuntimeError("the test hook failed")
+
+statuses = [app.test_client().get(path).status_code for path in paths]
+sentry_sdk.flush(10)
+print(json.dumps(statuses))
+"""
+
+
+def test_sentry_events_hold_neither_a_whole_share_token_nor_a_files_api_path(app_env, tmp_path):
+    _EnvelopeSink.received = []
+    sink = LocalHttpServer(_EnvelopeSink).start()
+    paths = [f"/api/v1/shared/{SHARE_TOKEN}/image.png?access_token=secret-query",
+             f"/api/v1/projects/{PROJECT_ID}/files/docs/secret-plan.mmd"]
+    try:
+        port = sink.httpd.server_port
+        env = {**app_env, "INSTANCE_PATH": str(tmp_path), "SENTRY_DSN": f"http://key@127.0.0.1:{port}/1"}
+        run = subprocess.run([sys.executable, "-c", SENTRY_PATHS_RUN], input=json.dumps([env, paths, port]),
+                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    finally:
+        sink.stop()
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.splitlines()[-1]) == [500, 500]
+    events = _events(_EnvelopeSink.received)
+    assert len(events) == 2, events
+    shown = [f"/api/v1/shared/{SHARE_TOKEN[:6]}\u2026/image.png", f"/api/v1/projects/{PROJECT_ID}/files/{{path}}"]
+    assert [event["request"]["url"] for event in events] == [f"http://localhost{path}" for path in shown]
+    calls = [[crumb["data"]["url"] for crumb in event["breadcrumbs"]["values"] if crumb.get("type") == "http"]
+             for event in events]
+    assert calls == [[f"http://127.0.0.1:{port}{path}"] for path in shown]
+    payloads = "".join(body for _path, body in _EnvelopeSink.received)
+    for secret in (SHARE_TOKEN, SHARE_TOKEN[:7], "secret-plan", "secret-query", "query-in-a-breadcrumb"):
         assert secret not in payloads

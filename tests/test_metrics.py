@@ -1,6 +1,7 @@
 """GET /metrics: hidden from anyone but the scraper, and what it counts (requests by route template, the
 render cache, sign-in failures, outbound AI calls, open chat streams, pooled connections in use)."""
 import ipaddress
+import logging
 import uuid
 
 import pytest
@@ -136,6 +137,30 @@ def test_requests_are_counted_by_route_template_never_by_path(metrics_app, user)
     assert grew("trazo_http_request_duration_seconds_sum", route=DIAGRAM_ROUTE, method="GET") > 0
     body = _get(metrics_app, token=TOKEN).get_data(as_text=True)
     assert first["id"] not in body and user.email not in body and "no-such-area" not in body
+
+
+def test_a_share_token_or_a_files_api_path_is_in_no_metric_label_and_no_log_record(metrics_app, user, client,
+                                                                                    caplog):
+    project = create_project(user)
+    diagram = create_diagram(user, project["id"], title="Launch")
+    link = user.post("/shared-links", json={"diagram_id": diagram["id"]})
+    assert link.status_code == 201, link.json
+    token = link.json["token"]
+    file_url = f"/projects/{project['id']}/files/docs/secret-plan.mmd"
+    with caplog.at_level(logging.DEBUG):
+        saved = user.put(file_url, data=b"graph TD\n  A --> B\n", content_type="text/plain")
+        assert saved.status_code == 201 and saved.json["path"] == "docs/secret-plan.mmd", saved.json
+        read = user.get(file_url)
+        assert read.status_code == 200 and read.get_data(as_text=True) == "graph TD\n  A --> B\n"
+        shared = client.get(f"/shared/{token}/diagram")
+        assert shared.status_code == 200 and shared.json["title"] == "Launch", shared.json
+        assert error_detail(client.get(f"/shared/{token}x/info"), 404) == "Shared link not found"
+    records = [f"{record.getMessage()} {record.args!r}" for record in caplog.records]
+    body = _get(metrics_app, token=TOKEN).get_data(as_text=True)
+    for secret in (token, token[:7], "secret-plan"):
+        assert not [record for record in records if secret in record] and secret not in body
+    assert 'route="/api/v1/shared/<token>/diagram"' in body
+    assert 'route="/api/v1/projects/<project_id>/files/<path:file_path>"' in body
 
 
 def test_an_unknown_method_is_counted_as_other_and_unmatched(metrics_app, client):

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import logs, metrics, transactions, web
+from . import error_reports, logs, metrics, transactions, web
 from .api.ai import routes as ai_routes
 from .api.audit import routes as audit_routes
 from .api.billing import routes as billing_routes
@@ -83,8 +83,8 @@ def create_app(overrides=None, env=None):
     app.json.sort_keys = False
     app.session_interface = web.NoCookieSessions()
     logs.configure_logging(app.config["LOG_FORMAT"])
-    logs.init_sentry(app.config["SENTRY_DSN"], app.config["SENTRY_ENVIRONMENT"],
-                     app.config["SENTRY_TRACES_SAMPLE_RATE"], app.config["SERVICE_VERSION"])
+    error_reports.init_sentry(app.config["SENTRY_DSN"], app.config["SENTRY_ENVIRONMENT"],
+                              app.config["SENTRY_TRACES_SAMPLE_RATE"], app.config["SERVICE_VERSION"])
 
     db.init_app(app)
     with app.app_context():
@@ -112,5 +112,6 @@ def create_app(overrides=None, env=None):
     if app.config["TRUSTED_PROXY_COUNT"] > 0:
         hops = app.config["TRUSTED_PROXY_COUNT"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
-    app.wsgi_app = logs.RequestIds(app.wsgi_app)  # outermost: every answer carries X-Request-ID
+    # outermost: every answer carries X-Request-ID (the proxy's only behind a trusted proxy)
+    app.wsgi_app = logs.RequestIds(app.wsgi_app, trust_incoming=app.config["TRUSTED_PROXY_COUNT"] > 0)
     return app

@@ -1,12 +1,17 @@
-"""Request ids, log formats and error reporting (docs/operations.md, "Request ids and logs").
+"""Request ids and log formats (docs/operations.md, "Request ids and logs"; Sentry: error_reports.py).
 
-Every request gets an id: the proxy's `X-Request-ID` when it is a plain token, else a fresh one.
+Every request gets an id: behind a trusted proxy (TRUSTED_PROXY_COUNT > 0) the proxy's `X-Request-ID` when
+it is a plain token, else a fresh one (a client reaching the service directly never chooses it).
 `RequestIds` (the outermost WSGI middleware) puts it in a context variable while the request and its
 response body run, and returns it as `X-Request-ID` on every response. Log records carry it as
 `request_id` ("-" outside a request); the admin audit log and Sentry events keep it too.
 
+A text log line is always one line: control characters are written as escapes (`OneLineFormatter`).
+Paths are logged (gunicorn's access and error logs, Sentry events) without what is secret or user content
+in them: a share token keeps its first characters, a files API path becomes `{path}` (`loggable_path`).
+
 This module sits in the lowest layer (standard library and third-party packages only): gunicorn.conf.py
-loads it on its own, without the application, for the JSON access and error logs of gunicorn.
+loads it on its own, without the application, for gunicorn's access and error logs (text or JSON).
 """
 import contextvars
 import json
@@ -15,9 +20,7 @@ import re
 import uuid
 from datetime import UTC, datetime
 
-import sentry_sdk
 from gunicorn import glogging
-from sentry_sdk.integrations.flask import FlaskIntegration
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +30,16 @@ TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
 # What an incoming id may be: 1 to 64 of these characters, checked in one linear pass.
 ACCEPTED_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 MAX_REQUEST_ID = 64
-# Request headers that never reach Sentry (credentials and share access tokens).
-SECRET_HEADERS = frozenset({"authorization", "cookie", "x-share-access"})
+# What a text line writes as an escape: the backslash (so every escape reads one way), C0 controls, DEL,
+# C1 controls and the Unicode line and paragraph separators.
+ESCAPED = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
+NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# A share token is a bearer credential: a logged path keeps this many of its characters, then "…".
+SHARE_TOKEN_SHOWN = 6
+SHARE_TOKEN_IN_PATH = re.compile(r"(/shared/+)([^/]+)")
+# What follows /files/ in a files API path is the user's own file path: logged as its template.
+FILE_PATH_IN_PATH = re.compile(r"(/projects/+[^/]+/+files/+).+", re.DOTALL)
+FILE_PATH_TEMPLATE = "{path}"
 
 _request_id = contextvars.ContextVar("trazo_request_id", default=None)
 
@@ -48,6 +59,33 @@ def run_with_request_id(request_id, target, *args):
         _request_id.reset(token)
 
 
+def escape_controls(text):
+    """`text` with every character of ESCAPED written as an escape (\\n, \\x1b, \\u2028, \\\\): one line."""
+    return ESCAPED.sub(_escape, text)
+
+
+def _escape(match):
+    char = match.group()
+    code = ord(char)
+    return NAMED_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def loggable_path(path):
+    """`path` as logs may keep it: a share token cut to its first SHARE_TOKEN_SHOWN characters and "…", a
+    files API file path replaced by "{path}" (`/api/v1/projects/<id>/files/{path}`)."""
+    path = FILE_PATH_IN_PATH.sub(lambda found: found.group(1) + FILE_PATH_TEMPLATE, path)
+    return SHARE_TOKEN_IN_PATH.sub(_shortened_token, path)
+
+
+def _shortened_token(found):
+    return found.group(1) + found.group(2)[:SHARE_TOKEN_SHOWN] + "\u2026"
+
+
+def loggable_url(url):
+    """A URL (or a request target) without its query string and fragment, its path as `loggable_path`."""
+    return loggable_path(re.split("[?#]", url, maxsplit=1)[0])
+
+
 def accepted_request_id(value):
     """`value` when it is an id we may echo (and write in logs), else None."""
     if value and len(value) <= MAX_REQUEST_ID and ACCEPTED_REQUEST_ID.fullmatch(value):
@@ -58,15 +96,19 @@ def accepted_request_id(value):
 class RequestIds:
     """WSGI middleware: choose the request's id, expose it while the request runs, send it back.
 
+    An incoming `X-Request-ID` is kept only with `trust_incoming` (the service is behind a trusted proxy,
+    which sets it) and when `accepted_request_id` takes it; otherwise the id is a new uuid4.
     The id is set while the application runs and again while each chunk of the body is produced
     (a streamed body, such as a chat reply, runs after the application has returned).
     """
 
-    def __init__(self, wsgi_app):
+    def __init__(self, wsgi_app, trust_incoming=False):
         self.wsgi_app = wsgi_app
+        self.trust_incoming = trust_incoming
 
     def __call__(self, environ, start_response):
-        request_id = accepted_request_id(environ.get("HTTP_X_REQUEST_ID")) or uuid.uuid4().hex
+        incoming = accepted_request_id(environ.get("HTTP_X_REQUEST_ID")) if self.trust_incoming else None
+        request_id = incoming or uuid.uuid4().hex
         header = (REQUEST_ID_HEADER, request_id)
 
         def start_with_id(status, headers, exc_info=None):
@@ -162,10 +204,22 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
+class OneLineFormatter(logging.Formatter):
+    """Another formatter's text with its control characters escaped (escape_controls): one record is one
+    line, whatever its message, arguments or traceback hold (a traceback's line breaks read `\\n`)."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def format(self, record):
+        return escape_controls(self.inner.format(record))
+
+
 def formatter(log_format):
     if log_format not in LOG_FORMATS:
         raise ValueError(f"LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, got {log_format!r}")
-    return JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
+    return JsonFormatter() if log_format == "json" else OneLineFormatter(logging.Formatter(TEXT_FORMAT))
 
 
 def configure_logging(log_format):
@@ -177,16 +231,42 @@ def configure_logging(log_format):
     logging.basicConfig(level=logging.INFO, handlers=[handler])
 
 
-class GunicornJsonLogger(glogging.Logger):
-    """gunicorn's logger with JSON lines (LOG_FORMAT=json): its error log, and an access log of named
-    fields. The path has no query string: share access tokens travel in query strings."""
+class GunicornTextLogger(glogging.Logger):
+    """gunicorn's logger for text lines (LOG_FORMAT=text, the default): its error and access lines are one
+    line each (OneLineFormatter), and the access line's path (`%(U)s`, `%(r)s`) is `loggable_path`'s, with no
+    query string (share access tokens travel in query strings)."""
 
     def setup(self, cfg):
         super().setup(cfg)
-        json_lines = JsonFormatter()
         for logger in (self.error_log, self.access_log):
             for handler in logger.handlers:
-                handler.setFormatter(json_lines)
+                handler.setFormatter(self.line_formatter(handler.formatter))
+
+    def line_formatter(self, current):
+        if isinstance(current, OneLineFormatter):
+            return current
+        return OneLineFormatter(current or logging.Formatter())
+
+    def atoms(self, resp, req, environ, request_time):
+        atoms = super().atoms(resp, req, environ, request_time)
+        path = loggable_path(environ.get("PATH_INFO") or "")
+        atoms["U"] = path
+        atoms["r"] = f"{environ.get('REQUEST_METHOD')} {path} {environ.get('SERVER_PROTOCOL')}"
+        return atoms
+
+    def exception(self, msg, *args, **kwargs):
+        # "Error handling request %s %s" names the request target: its query string and path as well
+        if isinstance(msg, str) and msg.startswith("Error handling request"):
+            args = tuple(loggable_url(arg) if isinstance(arg, str) else arg for arg in args)
+        super().exception(msg, *args, **kwargs)
+
+
+class GunicornJsonLogger(GunicornTextLogger):
+    """gunicorn's logger with JSON lines (LOG_FORMAT=json): its error log, and an access log of named
+    fields. The path is `loggable_path`'s, with no query string."""
+
+    def line_formatter(self, current):
+        return current if isinstance(current, JsonFormatter) else JsonFormatter()
 
     def access(self, resp, req, environ, request_time):
         if not self.access_log_enabled:
@@ -205,42 +285,3 @@ class GunicornJsonLogger(glogging.Logger):
         self.access_log.info("%s %s %s", fields["method"], fields["path"], fields["status"],
                              extra={"fields": fields})
 
-
-def init_sentry(dsn, environment, traces_sample_rate, release=None):
-    """Report errors to Sentry when a DSN is set: no personal data, no request bodies or frame locals,
-    no credentials or query strings (scrub_event), the request id as a tag."""
-    if not dsn:
-        return False
-    sentry_sdk.init(dsn=dsn, environment=environment, release=release, traces_sample_rate=traces_sample_rate,
-                    integrations=[FlaskIntegration()], send_default_pii=False, include_local_variables=False,
-                    max_request_body_size="never", before_send=scrub_event, before_send_transaction=scrub_event)
-    return True
-
-
-def scrub_event(event, _hint=None):
-    """Drop what must not leave the service; tag the event with the request id."""
-    request = event.get("request")
-    if isinstance(request, dict):
-        for key in ("query_string", "cookies", "data"):
-            request.pop(key, None)
-        if isinstance(request.get("url"), str):
-            request["url"] = request["url"].split("?", 1)[0]
-        headers = request.get("headers")
-        if isinstance(headers, dict):
-            request["headers"] = {name: value for name, value in headers.items()
-                                  if name.lower() not in SECRET_HEADERS}
-    breadcrumbs = event.get("breadcrumbs")
-    for crumb in breadcrumbs.get("values", []) if isinstance(breadcrumbs, dict) else []:
-        data = crumb.get("data")
-        if isinstance(data, dict):
-            data.pop("http.query", None)
-            data.pop("http.fragment", None)
-            if isinstance(data.get("url"), str):
-                data["url"] = data["url"].split("?", 1)[0]
-    extra = event.get("extra")
-    if isinstance(extra, dict):
-        extra.pop("sys.argv", None)  # the command line may hold anything
-    request_id = current_request_id()
-    if request_id:
-        event.setdefault("tags", {})["request_id"] = request_id
-    return event
