@@ -229,6 +229,7 @@ def load_config(env, instance_path):
         "FREE_PLAN_MAX_DIAGRAMS": _optional_int(env, "FREE_PLAN_MAX_DIAGRAMS"),
         "FREE_PLAN_MAX_STORAGE_MB": _int(env, "FREE_PLAN_MAX_STORAGE_MB", 100),
         "FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM": _int(env, "FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM", 50),
+        "FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM": _int(env, "FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM", 20),
         # Saves by one author within this many seconds of the newest unlabelled revision amend it.
         "REVISION_COALESCE_SECONDS": _int(env, "REVISION_COALESCE_SECONDS", 600),
         # OAuth

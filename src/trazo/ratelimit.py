@@ -63,6 +63,8 @@ DEFAULT_LIMITS = {
     "RATE_LIMIT_EXPORT": "30/minute",
     "RATE_LIMIT_EXPORT_IMAGES": "2/10 minutes",
     "RATE_LIMIT_REVISION_DIFF": "30/minute",
+    "RATE_LIMIT_REVISION_RESTORE": "30/minute",
+    "RATE_LIMIT_REVISION_LABEL": "30/minute",
     "RATE_LIMIT_EXPORT_SUMMARY": "60/minute",
     "RATE_LIMIT_IMPORT": "20/minute",
     "RATE_LIMIT_IMPORT_PREVIEW": "60/minute",

@@ -188,15 +188,20 @@ def read_history(history, index_path, caps, budget, fallback_title):
     return sorted(revisions, key=lambda revision: revision.number), [PARTIAL] if dropped else []
 
 
-def settle(revisions, current, limit, now):
+def settle(revisions, current, limit, now, label_limit=None):
     """The history an imported diagram gets: `revisions` with their times made valid (none after `now`,
-    none updated before created), the oldest unlabelled ones left out past the plan's `limit` (None:
-    unlimited), and one more revision, source "import", when the newest does not hold the diagram's
-    current state `current` (a PlannedRevision). Never empty."""
+    none updated before created), the names of all but the newest `label_limit` labelled ones cleared
+    (the plan's cap on named revisions; None: unlimited), the oldest unlabelled ones left out past the
+    plan's `limit` (None: unlimited), and one more revision, source "import", when the newest does not
+    hold the diagram's current state `current` (a PlannedRevision). Never empty."""
     kept = list(revisions)
     for revision in kept:
         revision.created_at = min(revision.created_at or now, now)
         revision.updated_at = min(max(revision.updated_at or now, revision.created_at), now)
+    if label_limit is not None:
+        labelled = [revision for revision in kept if revision.label is not None]
+        for revision in labelled[:max(len(labelled) - label_limit, 0)]:
+            revision.label = None
     if not kept or kept[-1].state != current.state:
         current.number = kept[-1].number + 1 if kept else 1
         current.created_at = current.updated_at = now

@@ -5,7 +5,9 @@ The snapshot carries the diagrams' metadata only; their texts come from `read_te
 with_content=True)`, given by the caller, which yields (diagram, content, description) in the order of
 `diagrams` (content None without content), so an export never holds the whole project in memory. With
 history, `read_history(diagrams, with_content=True)` likewise yields (diagram, ExportRevision, content)
-for the diagrams that have revisions, by diagram then number (archive/history.py).
+for the diagrams that have revisions, by diagram then number (archive/history.py), limited to what an
+import accepts: `newest_revisions(limit)` lists their metadata newest first for that choice
+(archive/history_bound.py).
 """
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,6 +55,8 @@ class ExportDiagram:
     revision_count: int = 0  # read only for an export with history
     history_dir: str | None = None  # where its revisions go, when it has some and history was asked for
     history_path: str | None = None  # its revisions.json
+    kept_history: object | None = None  # history_bound.KeptHistory: the revisions the export holds
+    history_omitted: int = 0  # its oldest revisions left out to stay within what an import accepts
     image_path: str | None = None  # its SVG, when images were asked for (None again when it was not drawn)
     image_skipped: dict | None = None  # why it has no image: {"reason", "detail"?}
 
@@ -72,6 +76,9 @@ class ExportSnapshot:
     root: str = ""
     with_history: bool = False
     read_history: Callable | None = None
+    newest_revisions: Callable | None = None
+    history_limits: object | None = None  # history_bound.HistoryLimits
+    history_note: dict | None = None  # {"revisions", "detail"} when revisions were left out
     with_images: bool = False
     read_images: Callable | None = None
 

@@ -1,12 +1,15 @@
-"""The ZIP export: README, one file per diagram, when asked the diagrams' revisions and images, then the
-manifest (last, as it says which images were drawn), written to a file as it is compressed, and the most
-it can weigh. The README is localized through the `gettext` function the caller passes."""
+"""The ZIP export: README, one file per diagram, when asked the diagrams' images and revisions (as many
+as an import accepts: history_bound.py), then the manifest (last, as it says which images were drawn and
+which revisions were left out), written to a file as it is compressed, and the most it can weigh. The
+README and the manifest's notes are localized through the `gettext` function the caller passes."""
 import json
 import zipfile
 
 from ..core.history import compress_bound
 from .history import encode_content, history_index
+from .history_bound import entry_bound, keep_newest
 from .layout import (
+    DESCRIPTION_EXTENSION,
     FORMAT,
     FORMAT_VERSION,
     MANIFEST,
@@ -23,6 +26,11 @@ END_RECORDS = 22 + 56 + 20
 ZIP64_LIMIT = (1 << 32) - 1
 ZIP64_OFFSET_EXTRA = 4 + 8
 ZIP_EARLIEST, ZIP_LATEST = (1980, 1, 1, 0, 0, 0), (2107, 12, 31, 23, 59, 58)
+# What a diagram's manifest entry may still gain once the history is chosen: a description path (the
+# export writes one for a non-blank description only, its summary counts every stored one) and a count.
+DESCRIPTION_PATH_ROOM = len(',\n      "description_path": ')
+OMITTED_ROOM = len(',\n      "history_omitted": 999999999')
+MEBIBYTE = 1024 * 1024
 
 
 def manifest(snapshot):
@@ -42,8 +50,10 @@ def manifest(snapshot):
             entry["image_path"] = diagram.image_path
         if diagram.image_skipped:
             entry["image_skipped"] = diagram.image_skipped
+        if diagram.history_omitted:
+            entry["history_omitted"] = diagram.history_omitted
         diagrams.append(entry)
-    return {
+    data = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "exported_at": snapshot.exported_at.isoformat(timespec="seconds"),
@@ -52,6 +62,9 @@ def manifest(snapshot):
         "folders": [{"id": f.id, "name": f.name, "color": f.color, "path": f.path} for f in snapshot.folders],
         "diagrams": diagrams,
     }
+    if snapshot.history_note:
+        data["history_omitted"] = snapshot.history_note
+    return data
 
 
 def _cell(text):
@@ -115,22 +128,27 @@ def write_zip(snapshot, target, gettext):
             if diagram.description_path:
                 archive.writestr(_entry(f"{root}/{diagram.description_path}", diagram.updated_at),
                                  description_file(diagram, description).encode())
+        images = _write_images(archive, snapshot) if snapshot.with_images else (0, 0)
         if snapshot.with_history:
+            choose_history(snapshot, gettext, images)
             _write_history(archive, snapshot)
-        if snapshot.with_images:
-            _write_images(archive, snapshot)
         archive.writestr(_entry(f"{root}/{MANIFEST}", snapshot.exported_at, zipfile.ZIP_STORED),
                          _manifest_bytes(manifest(snapshot)))
 
 
 def _write_images(archive, snapshot):
     """Each diagram's SVG beside its source, as the caller draws them; a diagram not drawn loses its
-    image path and says why in the manifest."""
+    image path and says why in the manifest. Returns the (uncompressed, compressed) bytes written."""
+    uncompressed = compressed = 0
     for diagram, svg, skipped in snapshot.read_images(image_diagrams(snapshot)):
         if svg is None:
             diagram.image_path, diagram.image_skipped = None, skipped
         else:
-            archive.writestr(_entry(f"{snapshot.root}/{diagram.image_path}", diagram.updated_at), svg.encode())
+            info = _entry(f"{snapshot.root}/{diagram.image_path}", diagram.updated_at)
+            archive.writestr(info, svg.encode())
+            uncompressed += info.file_size
+            compressed += entry_bound(info.filename, info.compress_size)
+    return uncompressed, compressed
 
 
 def _by_diagram(snapshot, with_content):
@@ -160,27 +178,68 @@ def _write_history(archive, snapshot):
             entries.append(revision.index_entry())
 
 
-def _entry_bound(name, data_bound):
-    """Local header, central directory record and data of one entry (no extra fields)."""
-    name_size = len(name.encode())
-    return 30 + name_size + data_bound + 46 + name_size
+def _mebibytes(size):
+    return f"{size / MEBIBYTE:.1f}".removesuffix(".0")
+
+
+def _omission_detail(limits, gettext):
+    """The localized note of an export whose oldest revisions were left out, naming the import's limits."""
+    return lambda count: gettext(
+        "The oldest %(count)s revisions were left out so that the archive can be imported again: an import "
+        "reads at most %(files)s history files and %(size)s MiB of uncompressed data, from an archive of at "
+        "most %(upload)s MiB.", count=count, files=limits.files, size=_mebibytes(limits.uncompressed_bytes),
+        upload=_mebibytes(limits.archive_bytes))
+
+
+def _manifest_bound(snapshot, describe):
+    """The most the manifest can weigh once the history is chosen."""
+    size = len(_manifest_bytes(manifest(snapshot)))
+    size += len(_manifest_bytes({"history_omitted": {"revisions": 999_999_999, "detail": describe(999_999_999)}}))
+    for diagram in snapshot.diagrams:
+        if snapshot.with_descriptions and diagram.description_size and not diagram.description_path:
+            size += DESCRIPTION_PATH_ROOM + len(json.dumps(diagram.stem + DESCRIPTION_EXTENSION,
+                                                           ensure_ascii=False).encode())
+        if diagram.history_path:
+            size += OMITTED_ROOM
+    return size
+
+
+def _files_bound(snapshot, gettext, manifest_size):
+    """(uncompressed bytes, archive bytes, entries) of everything but history and images, from the sizes
+    kept in the database, every stored description counted."""
+    root, readme_size = snapshot.root, len(readme(snapshot, gettext).encode())
+    uncompressed = readme_size + manifest_size
+    compressed = (END_RECORDS + entry_bound(f"{root}/{README}", readme_size)
+                  + entry_bound(f"{root}/{MANIFEST}", manifest_size)
+                  + sum(entry_bound(f"{root}/{folder.path}/", 0) for folder in snapshot.folders))
+    entries = 2 + len(snapshot.folders)
+    for diagram in snapshot.diagrams:
+        uncompressed += diagram.content_size
+        compressed += entry_bound(f"{root}/{diagram.path}", compress_bound(diagram.content_size))
+        entries += 1
+        if snapshot.with_descriptions and diagram.description_size:
+            size = len(f"# {diagram.title}\n\n".encode()) + diagram.description_size
+            uncompressed += size
+            compressed += entry_bound(f"{root}/{diagram.stem}{DESCRIPTION_EXTENSION}", compress_bound(size))
+            entries += 1
+    return uncompressed, compressed, entries
+
+
+def choose_history(snapshot, gettext, images=(0, 0)):
+    """Keep the newest revisions that fit in what an import accepts once the rest of the archive (and
+    the `images` already written: uncompressed and archive bytes) is counted (history_bound.py)."""
+    describe = _omission_detail(snapshot.history_limits, gettext)
+    uncompressed, compressed, _entries = _files_bound(snapshot, gettext, _manifest_bound(snapshot, describe))
+    keep_newest(snapshot, snapshot.history_limits.room(uncompressed + images[0], compressed + images[1]),
+                describe)
 
 
 def zip_size_bound(snapshot, gettext):
     """The most the archive can weigh, from the sizes kept in the database: no text is read or
     compressed. Call it on a snapshot where every stored description counts (assume_descriptions)."""
-    root = snapshot.root
-    total = END_RECORDS
-    total += _entry_bound(f"{root}/{README}", len(readme(snapshot, gettext).encode()))
-    total += _entry_bound(f"{root}/{MANIFEST}", len(_manifest_bytes(manifest(snapshot))))
-    total += sum(_entry_bound(f"{root}/{folder.path}/", 0) for folder in snapshot.folders)
-    for diagram in snapshot.diagrams:
-        total += _entry_bound(f"{root}/{diagram.path}", compress_bound(diagram.content_size))
-        if diagram.description_path:
-            heading = len(f"# {diagram.title}\n\n".encode())
-            total += _entry_bound(f"{root}/{diagram.description_path}",
-                                  compress_bound(heading + diagram.description_size))
-    entries = 2 + len(snapshot.folders) + sum(1 + bool(d.description_path) for d in snapshot.diagrams)
+    if snapshot.with_history:
+        choose_history(snapshot, gettext)
+    _uncompressed, total, entries = _files_bound(snapshot, gettext, len(_manifest_bytes(manifest(snapshot))))
     if snapshot.with_history:
         history_total, history_entries = _history_bound(snapshot)
         total, entries = total + history_total, entries + history_entries
@@ -193,11 +252,11 @@ def _history_bound(snapshot):
     for diagram, revision, _content in _by_diagram(snapshot, with_content=False):
         if revision is None:
             index_size = len(history_index(diagram, entries))
-            total += _entry_bound(f"{root}/{diagram.history_path}", compress_bound(index_size))
+            total += entry_bound(f"{root}/{diagram.history_path}", compress_bound(index_size))
             entries = []
         else:
-            total += _entry_bound(f"{root}/{diagram.history_dir}/{revision.file}",
-                                  compress_bound(revision.content_size))
+            total += entry_bound(f"{root}/{diagram.history_dir}/{revision.file}",
+                                 compress_bound(revision.content_size))
             entries.append(revision.index_entry())
         count += 1
     return total, count

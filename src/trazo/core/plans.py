@@ -25,7 +25,9 @@ def _free_plan_defaults():
             "max_diagrams": current_app.config["FREE_PLAN_MAX_DIAGRAMS"],
             "max_storage_mb": _unlimited_when_negative(current_app.config["FREE_PLAN_MAX_STORAGE_MB"]),
             "max_revisions_per_diagram": _unlimited_when_negative(
-                current_app.config["FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM"])}
+                current_app.config["FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM"]),
+            "max_labelled_revisions_per_diagram": _unlimited_when_negative(
+                current_app.config["FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM"])}
 
 
 def _unlimited_when_negative(limit):
@@ -70,6 +72,11 @@ def current_subscription(user_id):
 def plan_for(user):
     subscription = current_subscription(user.id)
     return subscription.plan if subscription is not None else free_plan()
+
+
+def labelled_revision_limit(user):
+    """The named revisions one diagram of `user` may hold (None: unlimited; administrators always)."""
+    return None if user.is_admin else plan_for(user).max_labelled_revisions_per_diagram
 
 
 def plan_summary(user):

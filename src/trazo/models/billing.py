@@ -38,6 +38,8 @@ class Plan(IdMixin, TimestampMixin, Base):
     max_storage_mb: Mapped[int | None] = mapped_column(Integer)
     # Unlabelled revisions kept per diagram beyond which the oldest are pruned (docs/history.md).
     max_revisions_per_diagram: Mapped[int | None] = mapped_column(Integer)
+    # Labelled (named) revisions a diagram may hold; they are never pruned (docs/history.md).
+    max_labelled_revisions_per_diagram: Mapped[int | None] = mapped_column(Integer)
     is_active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False, index=True)
     gateway_provider: Mapped[str | None] = mapped_column(String(32))
     gateway_product_id: Mapped[str | None] = mapped_column(String(255), index=True)

@@ -121,7 +121,8 @@ def test_summary_matches_the_download(user, filled):
         assert summary.status_code == 200
         body = summary.json
         assert set(body) == {"diagram_count", "folder_count", "size_bytes", "size_is_upper_bound",
-                             "estimated_tokens", "filename"}
+                             "estimated_tokens", "filename", "history_omitted"}
+        assert body["history_omitted"] == 0
         if query.get("format") == "markdown":
             assert body["size_bytes"] == len(download.data) and body["size_is_upper_bound"] is False
         else:

@@ -172,7 +172,9 @@ def create_plan(data):
     plan = Plan(id=plan_id, code=code, name=name, description=data.get("description"),
                 max_projects=_limit(data.get("max_projects")), max_diagrams=_limit(data.get("max_diagrams")),
                 max_storage_mb=_limit(data.get("max_storage_mb")),
-                max_revisions_per_diagram=_limit(data.get("max_revisions_per_diagram")), is_active=is_active)
+                max_revisions_per_diagram=_limit(data.get("max_revisions_per_diagram")),
+                max_labelled_revisions_per_diagram=_limit(data.get("max_labelled_revisions_per_diagram")),
+                is_active=is_active)
     _set_amounts(plan, amounts)
     _store(plan, changes)
     db.session.add(plan)
@@ -219,7 +221,8 @@ def update_plan(plan_id, data):
     for field in ("name", "code", "description", "is_active"):
         if field in data:
             setattr(plan, field, data[field])
-    for field in ("max_projects", "max_diagrams", "max_storage_mb", "max_revisions_per_diagram"):
+    for field in ("max_projects", "max_diagrams", "max_storage_mb", "max_revisions_per_diagram",
+                  "max_labelled_revisions_per_diagram"):
         if field in data:
             setattr(plan, field, _limit(data[field]))
     _set_amounts(plan, amounts)

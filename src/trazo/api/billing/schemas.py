@@ -17,6 +17,8 @@ STORAGE_DOC = {"description": "MiB of diagram content, descriptions and history 
                               "-1 or null = unlimited"}
 REVISIONS_DOC = {"description": "revisions kept per diagram before the oldest unlabelled ones are pruned; "
                                 "-1 or null = unlimited"}
+LABELLED_DOC = {"description": "named revisions a diagram may hold (they are never pruned; one more is refused "
+                               "with 409); -1 or null = unlimited"}
 
 
 class PlanCode(ma.fields.String):
@@ -63,6 +65,7 @@ class PlanCreateSchema(BaseSchema):
     max_diagrams = limit_field(load_default=None)
     max_storage_mb = limit_field(load_default=None, metadata=STORAGE_DOC)
     max_revisions_per_diagram = limit_field(load_default=None, metadata=REVISIONS_DOC)
+    max_labelled_revisions_per_diagram = limit_field(load_default=None, metadata=LABELLED_DOC)
     prices = _prices(load_default=dict)
     is_active = ma.fields.Boolean(load_default=True)
 
@@ -78,6 +81,7 @@ class PlanUpdateSchema(BaseSchema):
     max_diagrams = limit_field()
     max_storage_mb = limit_field(metadata=STORAGE_DOC)
     max_revisions_per_diagram = limit_field(metadata=REVISIONS_DOC)
+    max_labelled_revisions_per_diagram = limit_field(metadata=LABELLED_DOC)
     prices = _prices()
     is_active = ma.fields.Boolean()
 
@@ -113,6 +117,7 @@ class PlanSchema(BaseSchema):
     max_diagrams = ma.fields.Integer(allow_none=True, metadata={"description": "null = unlimited"})
     max_storage_mb = ma.fields.Integer(allow_none=True, metadata={"description": "MiB; null = unlimited"})
     max_revisions_per_diagram = ma.fields.Integer(allow_none=True, metadata=REVISIONS_DOC)
+    max_labelled_revisions_per_diagram = ma.fields.Integer(allow_none=True, metadata=LABELLED_DOC)
     is_active = ma.fields.Boolean()
     is_free = ma.fields.Boolean()
     prices = Prices(attribute="amounts", keys=ma.fields.String(), values=ma.fields.Float(),

@@ -4,7 +4,9 @@ The formats are written by archive/ (docs/export-format.md); here the caller's p
 the database, the diagrams' texts a batch at a time, into a temporary file (in memory while small),
 then sent from that file after the request has given its database connection back, so neither a
 large project nor a slow client holds much memory or a connection. With `include_history`, a ZIP also
-holds each diagram's revisions, read a batch at a time too (core/revision_batches.py). With
+holds each diagram's revisions, read a batch at a time too (core/revision_batches.py), as many as an import
+of the archive accepts: the newest, chosen from their stored sizes before any is read
+(archive/history_bound.py). With
 `include_images`, each diagram's SVG, drawn within a budget of time and drawings (core/images.py
 DrawingBudget, docs/export-format.md "Images") with no database connection held while engines draw.
 """
@@ -20,12 +22,15 @@ from sqlalchemy import func, null, select
 from werkzeug.wsgi import wrap_file
 
 from ...archive.history import ExportRevision
+from ...archive.history_bound import HistoryLimits
 from ...archive.layout import ExportDiagram, ExportFolder, ExportSnapshot, assume_descriptions, mark_descriptions
 from ...archive.markdown import estimated_tokens, markdown_chunks, markdown_measure
+from ...archive.reader import ImportLimits
 from ...archive.zip_export import write_zip, zip_size_bound
+from ...core.content_limits import content_caps
 from ...core.images import DrawingBudget
 from ...core.ownership import folder_of_project, owned_project
-from ...core.revision_batches import history_stats, revisions_in_batches
+from ...core.revision_batches import HistoryStats, history_stats, newest_first, revisions_in_batches
 from ...extensions import db
 from ...models.content import Diagram, Folder
 from ...ratelimit import spend
@@ -52,7 +57,8 @@ def _snapshot(user, project_id, query, with_images=False):
                                      .order_by(func.lower(Folder.name), Folder.id)).all()
     folders = [ExportFolder(folder.id, folder.name, folder.color) for folder in folders]
     with_history = query["include_history"] and query["format"] == "zip"  # Markdown carries no history
-    stats = history_stats(project.id, folders[0].id if query["folder_id"] else None) if with_history else {}
+    folder_id = folders[0].id if query["folder_id"] else None
+    stats = history_stats(project.id, folder_id) if with_history else {}
     return ExportSnapshot(
         project={"id": project.id, "name": project.name, "emoji": project.emoji, "description": project.description},
         scope_folder=folders[0] if query["folder_id"] else None,
@@ -62,14 +68,26 @@ def _snapshot(user, project_id, query, with_images=False):
         with_descriptions=query["descriptions"],
         read_texts=diagram_texts,
         with_history=with_history,
-        read_history=partial(_export_revisions, stats),
+        read_history=_export_revisions,
+        newest_revisions=partial(newest_first, project.id, folder_id),
+        history_limits=_history_limits(),
         with_images=with_images,
         read_images=diagram_images)
 
 
-def _export_revisions(stats, diagrams, with_content=True):
-    """(diagram, ExportRevision, content) of `diagrams`' revisions, a batch at a time."""
-    for diagram, metadata, content in revisions_in_batches(stats, diagrams, with_content):
+def _history_limits():
+    """What an import accepts of an archive's history (importing.py reads uploads with the same limits)."""
+    limits = ImportLimits(file_bytes=current_app.config["MAX_REQUEST_BODY_BYTES"], content=content_caps())
+    return HistoryLimits(files=limits.history_files, uncompressed_bytes=limits.uncompressed_bytes,
+                         archive_bytes=current_app.config["MAX_IMPORT_UPLOAD_BYTES"], file_bytes=limits.file_bytes)
+
+
+def _export_revisions(diagrams, with_content=True):
+    """(diagram, ExportRevision, content) of the revisions `diagrams` keep (kept_history), a batch at a time."""
+    kept = {diagram.id: diagram.kept_history for diagram in diagrams}
+    stats = {key: HistoryStats(history.count, history.stored, history.largest) for key, history in kept.items()}
+    ranges = {key: (history.first, history.last) for key, history in kept.items()}
+    for diagram, metadata, content in revisions_in_batches(stats, diagrams, with_content, ranges):
         yield diagram, ExportRevision(*metadata), content
 
 
@@ -157,7 +175,8 @@ def export_response(user, project_id, query):
 def export_summary(user, project_id, query):
     """Counts, size in bytes and (Markdown for AI) a token estimate of the same export.
     A ZIP's size is an upper bound from the sizes kept in the database (revisions included when asked
-    for): nothing is read, decompressed or compressed. Images are known only once drawn: with them, the
+    for, as many as the export would hold: `history_omitted` counts those it would leave out): nothing is
+    read, decompressed or compressed. Images are known only once drawn: with them, the
     size leaves them out and is no bound."""
     snapshot = _snapshot(user, project_id, query)
     tokens, upper_bound = None, False
@@ -169,5 +188,7 @@ def export_summary(user, project_id, query):
         assume_descriptions(snapshot)
         size, extension = zip_size_bound(snapshot, gettext), ".zip"
         upper_bound = not query["include_images"]
+    omitted = snapshot.history_note["revisions"] if snapshot.history_note else 0
     return {"diagram_count": len(snapshot.diagrams), "folder_count": len(snapshot.folders), "size_bytes": size,
-            "size_is_upper_bound": upper_bound, "estimated_tokens": tokens, "filename": snapshot.file_name(extension)}
+            "size_is_upper_bound": upper_bound, "estimated_tokens": tokens, "filename": snapshot.file_name(extension),
+            "history_omitted": omitted}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ...archive.history import PlannedRevision, settle
 from ...core.diffs import MAX_DIFF_LINES, count_lines
 from ...core.history import State, compress_bound, new_revision, revision_limit, start_history
+from ...core.plans import labelled_revision_limit
 from ...models.content import utf8_size
 from ...models.history import SOURCE_IMPORT
 
@@ -22,9 +23,10 @@ from ...models.history import SOURCE_IMPORT
 def settle_histories(user, plan, now):
     """Decide each planned diagram's revisions (`planned.history`), its title and place being final."""
     limit = revision_limit(user)() if plan.diagrams else None
+    labels = labelled_revision_limit(user) if plan.diagrams else None
     for planned in plan.diagrams:
         current = PlannedRevision(0, planned.title, planned.diagram_type, planned.content, SOURCE_IMPORT)
-        planned.history, planned.revisions = settle(planned.revisions, current, limit, now), []
+        planned.history, planned.revisions = settle(planned.revisions, current, limit, now, labels), []
 
 
 def history_bound(plan):

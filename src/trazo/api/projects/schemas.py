@@ -59,6 +59,9 @@ class ExportSummarySchema(BaseSchema):
     size_is_upper_bound = ma.fields.Boolean()
     estimated_tokens = ma.fields.Integer(allow_none=True)
     filename = ma.fields.String()
+    history_omitted = ma.fields.Integer(metadata={
+        "description": "With include_history: the oldest revisions the export leaves out so that an import "
+                       "accepts the archive (docs/export-format.md, History); 0 when it holds them all"})
 
 
 class ImportQuerySchema(BaseSchema):

@@ -16,7 +16,8 @@ from ...core.history import (
     start_history,
 )
 from ...core.ownership import owned_diagram, owned_diagram_id
-from ...core.quotas import ensure_room
+from ...core.plans import labelled_revision_limit
+from ...core.quotas import ensure_room, lock_account
 from ...errors import Conflict, found_or_404
 from ...extensions import db
 from ...models.content import utf8_size
@@ -90,6 +91,21 @@ def _diff_label(side):
     return "current" if side["number"] is None else f"revision {side['number']}"
 
 
+def _ensure_label_room(user, diagram_id):
+    """409 when the diagram already holds as many named revisions as the plan allows (labelled revisions
+    are never pruned: docs/history.md). Counted under the account's lock, so two requests cannot both
+    take the last place."""
+    limit = labelled_revision_limit(user)
+    if limit is None:
+        return
+    lock_account(user.id)
+    named = db.session.scalar(select(func.count()).where(DiagramRevision.diagram_id == diagram_id,
+                                                         DiagramRevision.label.is_not(None)))
+    if named >= limit:
+        raise Conflict(_("This diagram already has %(count)s named revisions and your plan allows %(limit)s; "
+                         "clear the name of one before naming another.", count=named, limit=limit))
+
+
 def label_current(user, diagram_id, label):
     """Name the diagram's current state (its newest revision); a diagram from before history gets it
     recorded first."""
@@ -100,14 +116,15 @@ def _label_current(user, diagram_id, label):
     diagram = owned_diagram(user, diagram_id)
     newest = db.session.scalar(select(DiagramRevision).where(DiagramRevision.diagram_id == diagram.id)
                                .order_by(DiagramRevision.number.desc()).limit(1))
+    if newest is not None and newest.label is not None:
+        raise Conflict(_('The current version is already named "%(label)s"; rename that revision instead.',
+                         label=newest.label))
+    _ensure_label_room(user, diagram.id)
     if newest is None:
         newest = start_history(diagram, user.id, SOURCE_CREATE, diagram.updated_at, label)
         ensure_room(user, {"storage": newest.stored_size})
         db.session.flush()  # the diagram's new history size, with its version check (a save in between retries)
         db.session.add(newest)
-    elif newest.label is not None:
-        raise Conflict(_('The current version is already named "%(label)s"; rename that revision instead.',
-                         label=newest.label))
     newest.label = label
     db.session.commit()
     return newest
@@ -116,6 +133,8 @@ def _label_current(user, diagram_id, label):
 def rename_label(user, diagram_id, number, label):
     """Rename or (with null) clear a revision's label; an unlabelled revision may be pruned again."""
     revision = _revision(owned_diagram_id(user, diagram_id), number)
+    if revision.label is None and label is not None:
+        _ensure_label_room(user, revision.diagram_id)
     revision.label = label
     db.session.commit()
     return revision
