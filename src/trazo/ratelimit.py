@@ -69,6 +69,9 @@ DEFAULT_LIMITS = {
     "RATE_LIMIT_IMPORT": "20/minute",
     "RATE_LIMIT_IMPORT_PREVIEW": "60/minute",
     "RATE_LIMIT_FILES_SYNC": "20/minute",
+    # Diagrams and folders one user creates, whatever the route (a request spends what it creates; one
+    # request creates at most 1,000: 500 files and their folders).
+    "RATE_LIMIT_CREATIONS": "1000/hour",
     "RATE_LIMIT_AI": "30/minute",
     "RATE_LIMIT_PERSONAL_TOKEN": "600/minute",
     "RATE_LIMIT_PERSONAL_TOKEN_CREATE": "10/hour",

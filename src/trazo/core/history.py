@@ -36,6 +36,7 @@ from ..models.content import Diagram, Project, utf8_size
 from ..models.history import SOURCE_API, SOURCE_CREATE, SOURCE_EDIT, DiagramRevision
 from .diffs import line_changes
 from .plans import plan_for
+from .quotas import row_overhead
 
 AMENDABLE_SOURCES = frozenset({SOURCE_EDIT, SOURCE_API})
 MEASURED_FIELDS = ("content", "description")  # the diagram columns whose sizes count in the storage quota
@@ -128,13 +129,19 @@ class Change:
         grown = sum(revision.stored_size for revision in self.new) + self.amended_growth
         return grown - sum(size for _id, size in self.pruned)
 
+    @property
+    def counted_delta(self):
+        """What the storage figure grows by: the history's bytes and the overhead of the revision rows added
+        less those pruned (core/quotas.py)."""
+        return self.storage_delta + row_overhead(revisions=len(self.new) - len(self.pruned))
+
     def charged(self, content_growth):
-        """What the quota check of the save adds: content growth and history growth, except that an
-        autosave that grows neither the content nor the number of revisions is not checked (the check
+        """What the quota check of the save adds: content growth and history growth (rows included), except
+        that an autosave that grows neither the content nor the number of revisions is not checked (the check
         takes the account's lock: docs/history.md, "Retention and storage", bounds what this leaves)."""
         if not self.new and content_growth <= 0:
             return content_growth
-        return content_growth + self.storage_delta
+        return content_growth + self.counted_delta
 
     def apply(self):
         """Write the change; call it after the diagram's own attributes are set. The diagram's row is written

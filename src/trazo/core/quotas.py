@@ -4,9 +4,14 @@ The check is atomic with the insert: it first locks the user's row (SELECT ... F
 PostgreSQL; on SQLite a no-op UPDATE of that row, which takes the database write lock at once),
 so a concurrent creation by the same user waits until this transaction commits and then counts
 the row it inserted. Counts are live: nothing is metered. Storage is the sum of the byte sizes kept
-on each diagram (content and description, UTF-8, and its history as stored, compressed), compared
-with the plan's limit in bytes.
+on each diagram (content and description, UTF-8, and its history as stored, compressed) plus a fixed
+overhead per diagram, folder and revision row (STORAGE_OVERHEAD_*_BYTES, about what a row costs the
+database: docs/security.md), compared with the plan's limit in bytes. Creations of diagrams and folders
+also spend a per-user rate (RATE_LIMIT_CREATIONS, `spend_creations`).
 """
+from dataclasses import dataclass
+
+from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import func, select, text
 
@@ -14,21 +19,78 @@ from ..errors import Forbidden
 from ..extensions import db
 from ..models import User
 from ..models.billing import MEGABYTE, RESOURCE_TYPES
-from ..models.content import Diagram, Project
+from ..models.content import Diagram, Folder, Project
+from ..models.history import DiagramRevision
+from ..ratelimit import spend
 from .plans import plan_for
 
 
+def row_overhead(diagrams=0, folders=0, revisions=0):
+    """Bytes the storage figure counts for these rows besides their content (negative counts free them)."""
+    config = current_app.config
+    return (diagrams * config["STORAGE_OVERHEAD_DIAGRAM_BYTES"] + folders * config["STORAGE_OVERHEAD_FOLDER_BYTES"]
+            + revisions * config["STORAGE_OVERHEAD_REVISION_BYTES"])
+
+
+@dataclass(frozen=True)
+class Counts:
+    """A user's live counts: projects, diagrams, folders, revisions, and bytes of diagram content and
+    descriptions and of their history (stored, compressed)."""
+
+    projects: int
+    diagrams: int
+    folders: int
+    revisions: int
+    content_bytes: int
+    history_bytes: int
+
+    @property
+    def overhead_bytes(self):
+        return row_overhead(self.diagrams, self.folders, self.revisions)
+
+    @property
+    def storage(self):
+        return self.content_bytes + self.history_bytes + self.overhead_bytes
+
+
+def _owned(statement, user_id):
+    return statement.join(Project, Project.id == Diagram.project_id).where(Project.user_id == user_id)
+
+
+def count_all(user_id):
+    """Every count of `user_id` in one statement. Its cost grows with the user's revisions (~50 ms per 100,000
+    on PostgreSQL, docs/security.md), paid by the usage route and by writes that grow the storage."""
+    diagrams = _owned(select(func.count(Diagram.id).label("diagrams"),
+                             func.coalesce(func.sum(Diagram.content_size + Diagram.description_size), 0)
+                             .label("content_bytes"),
+                             func.coalesce(func.sum(Diagram.history_size), 0).label("history_bytes")),
+                      user_id).subquery()
+    folders = (select(func.count(Folder.id)).join(Project, Project.id == Folder.project_id)
+               .where(Project.user_id == user_id).scalar_subquery())
+    revisions = _owned(select(func.count(DiagramRevision.id)).join(Diagram, Diagram.id == DiagramRevision.diagram_id),
+                       user_id).scalar_subquery()
+    projects = select(func.count(Project.id)).where(Project.user_id == user_id).scalar_subquery()
+    row = db.session.execute(select(projects.label("projects"), diagrams.c.diagrams, folders.label("folders"),
+                                    revisions.label("revisions"), diagrams.c.content_bytes,
+                                    diagrams.c.history_bytes)).one()
+    return Counts(**row._asdict())
+
+
 def count_resources(user_id, resource_type):
-    """Live usage: a count of projects or diagrams, or the bytes of diagram content, descriptions and
-    history."""
+    """Live usage: a count of projects or diagrams, or the storage figure in bytes (Counts.storage), in
+    one statement."""
     if resource_type == "projects":
-        statement = select(func.count(Project.id)).where(Project.user_id == user_id)
-    else:
-        measure = (func.count(Diagram.id) if resource_type == "diagrams"
-                   else func.coalesce(func.sum(Diagram.content_size + Diagram.description_size
-                                               + Diagram.history_size), 0))
-        statement = select(measure).join(Project, Project.id == Diagram.project_id).where(Project.user_id == user_id)
-    return db.session.scalar(statement)
+        return db.session.scalar(select(func.count(Project.id)).where(Project.user_id == user_id))
+    if resource_type == "diagrams":
+        return db.session.scalar(_owned(select(func.count(Diagram.id)), user_id))
+    return count_all(user_id).storage
+
+
+def spend_creations(user, count):
+    """Take `count` diagrams and folders from the user's creation rate (RATE_LIMIT_CREATIONS); a 429 with
+    Retry-After, and nothing taken, when fewer are left. Call it before writing them."""
+    if count > 0:
+        spend("CREATIONS", user.id, cost=count)
 
 
 def lock_account(user_id):

@@ -1,12 +1,23 @@
 """The storage quota of a plan (max_storage_mb): UTF-8 bytes of the user's diagram content and
-descriptions plus the compressed bytes of their history, checked atomically with every write that grows
+descriptions, the compressed bytes of their history, and a fixed overhead per diagram, folder and revision
+row (what a row costs the database, docs/security.md), checked atomically with every write that grows
 them; admins are unlimited."""
 import io
 import zlib
 
+import pytest
+
 from ...helpers import error_detail, validation_errors
 
 MIB = 1024 * 1024
+# The row overheads these tests count with (the defaults' order of size, set here so the figures are explicit).
+DIAGRAM, FOLDER, REVISION = 600, 250, 500
+
+
+@pytest.fixture(autouse=True)
+def row_overheads(configure):
+    configure(STORAGE_OVERHEAD_DIAGRAM_BYTES=DIAGRAM, STORAGE_OVERHEAD_FOLDER_BYTES=FOLDER,
+              STORAGE_OVERHEAD_REVISION_BYTES=REVISION)
 
 
 def _storage_refusal(response, current, limit=MIB):
@@ -22,8 +33,9 @@ def _stored(text):
 
 
 def _used(size):
-    """Usage of a diagram of `size` times "a" as created: its content and its first revision."""
-    return size + _stored("a" * size)
+    """Usage of a diagram of `size` times "a" as created: its content, its first revision, and the overhead
+    of both rows."""
+    return size + _stored("a" * size) + DIAGRAM + REVISION
 
 
 def _usage(web):
@@ -51,7 +63,7 @@ def _filling(free, base):
     """The size n of a content of "b" that, replacing `base` bytes of content with a new revision,
     grows the usage by exactly `free` bytes."""
     size = base + free
-    while size - base + _stored("b" * size) > free:
+    while size - base + _stored("b" * size) + REVISION > free:
         size -= 1
     return size
 
@@ -68,7 +80,7 @@ def test_growing_a_diagram_past_the_quota_is_refused_but_shrinking_is_not(user, 
     _storage_refusal(user.put(path, json={"description": "d" * 48_577, "content": "a" * 900_001}), used)
     assert user.get(path).json["content"] == "a" * 900_000
     exact = _filling(MIB - used, 900_000)
-    assert exact - 900_000 + _stored("b" * exact) == MIB - used
+    assert exact - 900_000 + _stored("b" * exact) + REVISION == MIB - used
     assert user.put(path, json={"content": "b" * exact}).status_code == 200  # exactly the quota
     assert user.get("/subscriptions/usage").json["storage"] == {"current": MIB, "limit": MIB}
     _storage_refusal(user.put(path, json={"description": "x"}), MIB)
@@ -149,3 +161,95 @@ def test_an_import_past_the_quota_is_refused_and_its_preview_says_so(user, confi
     assert preview.status_code == 200 and preview.json["allowed"] is False
     _storage_refusal(user.post(path, data=files(), content_type="multipart/form-data"), _used(600_000))
     assert len(user.get(f"/projects/{project['id']}").json["diagrams"]) == 1
+
+
+# -- what a row costs (issue 24, item 4) ---------------------------------------------------------
+
+def _sync(web, project_id, paths, dry_run=False):
+    return web.post(f"/projects/{project_id}/sync", json={"files": [{"path": path, "content": ""} for path in paths],
+                                                          "dry_run": dry_run})
+
+
+def _file_count(web, project_id):
+    return len(web.get(f"/projects/{project_id}/files").json["files"])
+
+
+def test_many_empty_diagrams_created_by_sync_reach_the_storage_limit(user, configure):
+    # An empty diagram used to count 8 bytes (its compressed history) while its rows cost the database ~1 KB.
+    configure(FREE_PLAN_MAX_STORAGE_MB=1, RATE_LIMIT_CREATIONS="5000/hour")
+    project = user.post("/projects", json={"name": "Mine"}).json["id"]
+    each = DIAGRAM + REVISION + _stored("")
+    assert _sync(user, project, [f"bulk/{n}.mmd" for n in range(500)]).status_code == 200
+    used = FOLDER + 500 * each
+    assert _usage(user) == used
+    more = [f"more/{n}.mmd" for n in range(500)]
+    for dry_run in (True, False):
+        _storage_refusal(_sync(user, project, more, dry_run=dry_run), used)
+    assert _file_count(user, project) == 500
+    fitting = (MIB - used - FOLDER) // each
+    assert _sync(user, project, more[:fitting]).status_code == 200
+    assert _usage(user) == used + FOLDER + fitting * each > MIB - each
+    _storage_refusal(_sync(user, project, [more[fitting]]), used + FOLDER + fitting * each)
+    assert _file_count(user, project) == 500 + fitting
+
+
+def test_the_usage_shows_the_row_overhead_and_its_breakdown(user, configure):
+    configure(REVISION_COALESCE_SECONDS=0)
+    project = user.post("/projects", json={"name": "Mine"}).json
+    folder = user.post(f"/projects/{project['id']}/folders", json={"name": "F"}).json
+    diagram = user.post(f"/projects/{project['id']}/diagrams", json={
+        "title": "D", "content": "", "description": "dé", "folder_id": folder["id"]}).json
+    assert user.put(f"/diagrams/{diagram['id']}", json={"content": "graph TD"}).status_code == 200
+    history = _stored("") + _stored("graph TD")
+    overhead = DIAGRAM + FOLDER + 2 * REVISION
+    usage = user.get("/subscriptions/usage").json
+    assert usage["storage"] == {"current": 8 + 3 + history + overhead, "limit": 100 * MIB}
+    assert usage["storage_breakdown"] == {"content_bytes": 8 + 3, "history_bytes": history,
+                                          "overhead_bytes": overhead, "folders": 1, "revisions": 2}
+    assert usage["diagrams"]["current"] == 1 and usage["projects"]["current"] == 1
+    user.delete(f"/projects/{project['id']}")
+    assert user.get("/subscriptions/usage").json["storage_breakdown"] == {
+        "content_bytes": 0, "history_bytes": 0, "overhead_bytes": 0, "folders": 0, "revisions": 0}
+
+
+def test_folders_count_toward_the_storage_limit(user, configure):
+    configure(FREE_PLAN_MAX_STORAGE_MB=1, STORAGE_OVERHEAD_FOLDER_BYTES=300_000)
+    project = user.post("/projects", json={"name": "Mine"}).json["id"]
+    for n in range(3):
+        assert user.post(f"/projects/{project}/folders", json={"name": f"F{n}"}).status_code == 201
+    _storage_refusal(user.post(f"/projects/{project}/folders", json={"name": "F3"}), 900_000)
+    assert len(user.get(f"/projects/{project}").json["folders"]) == 3
+
+
+CREATIONS = {
+    "create": lambda web, ids: web.post(f"/projects/{ids['project']}/diagrams", json={"title": "New", "content": ""}),
+    "duplicate": lambda web, ids: web.post(f"/diagrams/{ids['diagram']}/duplicate", json={"title": "Copy"}),
+    "files PUT": lambda web, ids: web.put(f"/projects/{ids['project']}/files/new.mmd", data=b"",
+                                          content_type="text/plain"),
+    "sync": lambda web, ids: _sync(web, ids["project"], ["new.mmd"]),
+    "import": lambda web, ids: web.post(f"/projects/{ids['project']}/import", content_type="multipart/form-data",
+                                        data={"files": [(io.BytesIO(b"graph TD"), "new.mmd")]}),
+}
+
+
+@pytest.mark.parametrize("path", list(CREATIONS))
+def test_every_way_of_creating_a_diagram_counts_its_rows(user, configure, path):
+    configure(FREE_PLAN_MAX_STORAGE_MB=1, STORAGE_OVERHEAD_DIAGRAM_BYTES=MIB // 2, STORAGE_OVERHEAD_REVISION_BYTES=0)
+    project = user.post("/projects", json={"name": "Mine"}).json["id"]
+    diagram = user.post(f"/projects/{project}/diagrams", json={"title": "D", "content": ""}).json["id"]
+    used = MIB // 2 + _stored("")
+    _storage_refusal(CREATIONS[path](user, {"project": project, "diagram": diagram}), used)
+    assert len(user.get(f"/projects/{project}").json["diagrams"]) == 1 and _usage(user) == used
+
+
+def test_a_new_revision_counts_its_row_and_a_restore_too(user, configure):
+    configure(FREE_PLAN_MAX_STORAGE_MB=1, STORAGE_OVERHEAD_REVISION_BYTES=400_000, REVISION_COALESCE_SECONDS=0)
+    project = user.post("/projects", json={"name": "Mine"}).json["id"]
+    diagram = user.post(f"/projects/{project}/diagrams", json={"title": "D", "content": "a"}).json["id"]
+    assert user.put(f"/diagrams/{diagram}", json={"content": "b"}).status_code == 200
+    used = DIAGRAM + 2 * 400_000 + 1 + _stored("a") + _stored("b")
+    assert _usage(user) == used
+    _storage_refusal(user.put(f"/diagrams/{diagram}", json={"content": "c"}), used)
+    _storage_refusal(user.put(f"/projects/{project}/files/D.mmd", data=b"c", content_type="text/plain"), used)
+    _storage_refusal(user.post(f"/diagrams/{diagram}/revisions/1/restore"), used)
+    assert user.get(f"/diagrams/{diagram}").json["content"] == "b" and _usage(user) == used

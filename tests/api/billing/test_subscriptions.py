@@ -62,18 +62,24 @@ def test_my_subscription_shows_the_paid_plan(user, make_plan, subscribe):
 
 
 def test_usage_counts_live_against_the_plan(user, admin, configure):
-    configure(FREE_PLAN_MAX_PROJECTS=4, FREE_PLAN_MAX_DIAGRAMS=None)
+    configure(FREE_PLAN_MAX_PROJECTS=4, FREE_PLAN_MAX_DIAGRAMS=None, STORAGE_OVERHEAD_DIAGRAM_BYTES=600,
+              STORAGE_OVERHEAD_REVISION_BYTES=500)
     project = user.post("/projects", json={"name": "One"}).json
     user.post(f"/projects/{project['id']}/diagrams", json={"title": "A", "content": "graph TD; a-->b",
                                                              "diagram_type": "mermaid"})
+    history = len(zlib.compress(b"graph TD; a-->b", 6))
     assert user.get("/subscriptions/usage").json == {
         "plan_name": "Free", "projects": {"current": 1, "limit": 4}, "diagrams": {"current": 1, "limit": None},
-        "storage": {"current": 15 + len(zlib.compress(b"graph TD; a-->b", 6)), "limit": 100 * 1024 * 1024},
+        "storage": {"current": 15 + history + 600 + 500, "limit": 100 * 1024 * 1024},
+        "storage_breakdown": {"content_bytes": 15, "history_bytes": history, "overhead_bytes": 1100, "folders": 0,
+                              "revisions": 1},
         "usage_percentage": {"projects": 25.0, "diagrams": 0.0, "storage": 0.0}}
     admin.post("/projects", json={"name": "Admin's"})
     assert admin.get("/subscriptions/usage").json == {
         "plan_name": "Administrator", "projects": {"current": 1, "limit": None},
         "diagrams": {"current": 0, "limit": None}, "storage": {"current": 0, "limit": None},
+        "storage_breakdown": {"content_bytes": 0, "history_bytes": 0, "overhead_bytes": 0, "folders": 0,
+                              "revisions": 0},
         "usage_percentage": {"projects": 0.0, "diagrams": 0.0, "storage": 0.0}}
 
 

@@ -178,12 +178,22 @@ class UsagePercentageSchema(BaseSchema):
     storage = ma.fields.Float()
 
 
+class StorageBreakdownSchema(BaseSchema):
+    content_bytes = ma.fields.Integer(metadata={"description": "UTF-8 bytes of diagram contents and descriptions"})
+    history_bytes = ma.fields.Integer(metadata={"description": "bytes of the revisions as stored (compressed)"})
+    overhead_bytes = ma.fields.Integer(metadata={"description": "the fixed cost of each diagram, folder and "
+                                                                "revision row (docs/security.md)"})
+    folders = ma.fields.Integer()
+    revisions = ma.fields.Integer()
+
+
 class UsageSchema(BaseSchema):
     plan_name = ma.fields.String()
     projects = ma.fields.Nested(UsageCounterSchema)
     diagrams = ma.fields.Nested(UsageCounterSchema)
-    storage = ma.fields.Nested(UsageCounterSchema,
-                               metadata={"description": "bytes of diagram content and descriptions"})
+    storage = ma.fields.Nested(UsageCounterSchema, metadata={
+        "description": "bytes: content, descriptions, history and the overhead of each row (storage_breakdown)"})
+    storage_breakdown = ma.fields.Nested(StorageBreakdownSchema)
     usage_percentage = ma.fields.Nested(UsagePercentageSchema)
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from ...core.money import from_unix
 from ...core.payments import release_connection, require_gateway
 from ...core.plans import current_subscription, free_plan, plan_for
-from ...core.quotas import count_resources
+from ...core.quotas import count_all
 from ...errors import BadRequest
 from ...extensions import db
 from ...models.base import utcnow
@@ -80,6 +80,7 @@ class Usage:
     projects: Counter
     diagrams: Counter
     storage: Counter
+    storage_breakdown: dict
 
     @property
     def usage_percentage(self):
@@ -100,10 +101,13 @@ def my_subscription(user):
 
 def usage(user):
     """Live counts against the plan's limits (a null limit is unlimited)."""
-    counts = {resource: count_resources(user.id, resource) for resource in RESOURCE_TYPES}
+    counts = count_all(user.id)
     plan = administrator_plan() if user.is_admin else plan_for(user)
-    result = Usage(plan.name, **{resource: Counter(counts[resource], plan.limit_for(resource))
-                                 for resource in RESOURCE_TYPES})
+    current = {"projects": counts.projects, "diagrams": counts.diagrams, "storage": counts.storage}
+    breakdown = {"content_bytes": counts.content_bytes, "history_bytes": counts.history_bytes,
+                 "overhead_bytes": counts.overhead_bytes, "folders": counts.folders, "revisions": counts.revisions}
+    result = Usage(plan.name, **{resource: Counter(current[resource], plan.limit_for(resource))
+                                 for resource in RESOURCE_TYPES}, storage_breakdown=breakdown)
     db.session.commit()  # the FREE plan, when this request created it
     return result
 

@@ -23,7 +23,7 @@ from ...core.history import (
 )
 from ...core.images import ImageRequest, image_response
 from ...core.ownership import folder_of_project, owned_diagram, owned_project
-from ...core.quotas import ensure_room
+from ...core.quotas import ensure_room, row_overhead, spend_creations
 from ...errors import NotFound
 from ...extensions import db
 from ...models.base import new_id, utcnow
@@ -43,14 +43,18 @@ def _timestamps():
 
 
 def _stored_size(diagram):
-    return diagram.content_size + diagram.description_size + diagram.history_size
+    """What a new diagram and its first revision add to the storage figure, their rows included."""
+    return (diagram.content_size + diagram.description_size + diagram.history_size
+            + row_overhead(diagrams=1, revisions=1))
 
 
 def _new_diagram(user, source, **columns):
-    """A diagram with its first revision, checked against the caller's quotas and added to the session."""
+    """A diagram with its first revision, checked against the caller's quotas and creation rate, and added to
+    the session."""
     diagram = Diagram(id=new_id(), **columns, **_timestamps())
     revision = start_history(diagram, user.id, source)
     ensure_room(user, {"diagrams": 1, "storage": _stored_size(diagram)})
+    spend_creations(user, 1)
     db.session.add(diagram)
     db.session.flush()  # the revision's row refers to the diagram's
     db.session.add(revision)

@@ -29,7 +29,7 @@ from ...core.history import (
     write_change,
 )
 from ...core.ownership import owned_project
-from ...core.quotas import ensure_room, lock_account
+from ...core.quotas import ensure_room, lock_account, row_overhead, spend_creations
 from ...errors import Conflict, NotFound, PreconditionFailed, ValidationFailed
 from ...extensions import db
 from ...models.base import new_id, utcnow
@@ -259,8 +259,10 @@ def _create(user, project_id, target, body):
             folder_id = folder.id
     diagram, revision = new_diagram(user, project_id, folder_id, target.title, diagram_type, body["content"],
                                     body.get("description") or "", now)
+    folders = 0 if folder is None else 1
     ensure_room(user, {"diagrams": 1, "storage": diagram.content_size + diagram.description_size
-                       + diagram.history_size})
+                       + diagram.history_size + row_overhead(diagrams=1, folders=folders, revisions=1)})
+    spend_creations(user, 1 + folders)
     if folder is not None:
         db.session.add(folder)
         db.session.flush()

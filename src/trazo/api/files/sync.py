@@ -2,16 +2,18 @@
 
 Every file is checked before anything is written: one bad path, extension, type or content refuses the
 whole sync with a 422 naming each bad file. Unchanged files (same hash and type) are not touched; the
-rest is written a diagram at a time (each flushed, so the rows it read are let go), and the storage it
-adds is counted exactly, once written, before the commit. A dry run writes nothing: it answers the same
-lists and checks the quotas with an upper bound of the history's compressed size.
+diagrams and folders it creates are taken from the creation rate before anything is written (all or
+none); the rest is written a diagram at a time (each flushed, so the rows it read are let go), and the
+storage it adds (rows' overhead included) is counted exactly, once written, before the commit. A dry run
+writes nothing and spends nothing: it answers the same lists and checks the quotas with an upper bound of
+the history's compressed size and of the revisions it adds.
 """
 from dataclasses import dataclass
 from functools import cache
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import delete
+from sqlalchemy import delete, func, select
 
 from ...archive.reader import ImportLimits
 from ...core.content_limits import content_caps
@@ -27,12 +29,12 @@ from ...core.history import (
     write_change,
 )
 from ...core.ownership import owned_project
-from ...core.quotas import ensure_room, lock_account
+from ...core.quotas import ensure_room, lock_account, row_overhead, spend_creations
 from ...errors import AppError, ValidationFailed
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, utf8_size
-from ...models.history import SOURCE_API
+from ...models.history import SOURCE_API, DiagramRevision
 from .paths import BadPath, Target, check_content, parse_path, resolve_type
 from .service import ambiguous_path, folder_key_map, new_diagram, new_folder, read_index
 
@@ -141,47 +143,63 @@ def _sync(user, project_id, incoming, path_problems, delete_missing, dry_run):
               "unaddressable": index.unaddressable}
     if len(created) > len(deleted):
         ensure_room(user, {"diagrams": len(created) - len(deleted)})
+    folders = folder_key_map(project.id)
+    missing = _missing_folders(created, folders)
     if dry_run:
         try:
-            ensure_room(user, {"storage": _storage_bound(created, changed, deleted)})
+            ensure_room(user, {"storage": _storage_bound(created, changed, deleted, len(missing))})
         finally:
             db.session.rollback()
         return answer
-    growth = _delete(deleted) + _create(user, project.id, created) + _update(user, changed)
+    # Spent before writing, so a refused sync costs no writes (one the storage check refuses has spent it).
+    spend_creations(user, len(created) + len(missing))
+    growth = _delete(deleted) + _create(user, project.id, created, folders, missing) + _update(user, changed)
     ensure_room(user, {"storage": growth}, written=True)
     db.session.commit()
     return answer
 
 
-def _storage_bound(created, changed, deleted):
-    """At most what the sync adds to the storage count, without compressing anything."""
-    bound = 0
+def _missing_folders(items, folders):
+    """{key: name} of the folders the created files need that the project lacks (the first spelling)."""
+    missing = {}
+    for item in items:
+        if item.target.folder is not None and item.target.key[0] not in folders:
+            missing.setdefault(item.target.key[0], item.target.folder)
+    return missing
+
+
+def _storage_bound(created, changed, deleted, new_folders):
+    """At most what the sync adds to the storage count, without compressing anything: a changed file adds
+    at most one revision (two for a diagram without history), a deleted one frees at least its own row."""
+    bound, revisions = 0, len(created)
     for item in created + changed:
         size = utf8_size(item.content)
         bound += size + compress_bound(size)
         if item.entry is not None:
             bound -= item.entry.size
             bound += 0 if item.entry.recorded else compress_bound(item.entry.size)
-    return bound - sum(entry.stored for entry in deleted)
+            revisions += 1 if item.entry.recorded else 2
+    rows = row_overhead(diagrams=len(created) - len(deleted), folders=new_folders, revisions=revisions)
+    return bound + rows - sum(entry.stored for entry in deleted)
 
 
 def _delete(entries):
-    ids = [entry.diagram_id for entry in entries]
+    """Delete the diagrams with their history; what they weighed, their rows included, as a negative growth."""
+    ids, revisions = [entry.diagram_id for entry in entries], 0
     for start in range(0, len(ids), DELETE_CHUNK):
-        db.session.execute(delete(Diagram).where(Diagram.id.in_(ids[start:start + DELETE_CHUNK])))
-    return -sum(entry.stored for entry in entries)
+        chunk = ids[start:start + DELETE_CHUNK]
+        revisions += db.session.scalar(select(func.count(DiagramRevision.id))
+                                       .where(DiagramRevision.diagram_id.in_(chunk)))
+        db.session.execute(delete(Diagram).where(Diagram.id.in_(chunk)))
+    return -sum(entry.stored for entry in entries) - row_overhead(diagrams=len(ids), revisions=revisions)
 
 
-def _create(user, project_id, items):
-    """Insert the new folders, then the new diagrams and their first revisions, a chunk at a time."""
-    now, growth = utcnow(), 0
-    folders = folder_key_map(project_id)
-    new_folders = []
-    for item in items:
-        if item.target.folder is not None and item.target.key[0] not in folders:
-            folder = new_folder(project_id, item.target.folder, now)
-            folders[item.target.key[0]] = folder.id
-            new_folders.append(folder)
+def _create(user, project_id, items, folders, missing):
+    """Insert the `missing` folders, then the new diagrams and their first revisions, a chunk at a time."""
+    now = utcnow()
+    new_folders = [new_folder(project_id, name, now) for name in missing.values()]
+    folders.update(zip(missing, (folder.id for folder in new_folders), strict=True))
+    growth = row_overhead(diagrams=len(items), folders=len(new_folders), revisions=len(items))
     db.session.add_all(new_folders)
     db.session.flush()
     for start in range(0, len(items), FLUSH_CHUNK):
@@ -204,7 +222,7 @@ def _update(user, items):
         diagram = editing.diagram
         data = {"content": item.content, "diagram_type": item.diagram_type}
         history = plan_change(editing, State.of(diagram).updated(data), user.id, SOURCE_API, limit_of)
-        growth += content_growth(diagram, data) + (history.storage_delta if history else 0)
+        growth += content_growth(diagram, data) + (history.counted_delta if history else 0)
         write_change(diagram, data, history)
         db.session.flush()
     return growth

@@ -3,6 +3,7 @@ mounted on the projects prefix)."""
 from flask.views import MethodView
 
 from ...auth import current_user
+from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema
 from ..blueprint import Blueprint
 from ..common import MessageSchema
 from ..content_schemas import FolderSchema, FolderWithDiagramsSchema
@@ -17,6 +18,7 @@ project_folders_blp = Blueprint("project_folders", __name__, description="Folder
 @project_folders_blp.route("/<project_id>/folders", methods=["POST"], not_found="Project not found")
 @project_folders_blp.arguments(FolderCreateSchema)
 @project_folders_blp.response(201, FolderSchema)
+@project_folders_blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
 def create(data, project_id):
     """Create a folder in a project"""
     return service.create_folder(current_user, project_id, data)

@@ -3,6 +3,7 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, select, update
 
 from ...core.ownership import owned_folder, owned_project
+from ...core.quotas import ensure_room, row_overhead, spend_creations
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, Folder
@@ -15,7 +16,10 @@ def _in_folder(folder):
 
 
 def create_folder(user, project_id, data):
+    """A folder, counted in the caller's storage (its row's overhead) and creation rate."""
     project = owned_project(user, project_id)
+    ensure_room(user, {"storage": row_overhead(folders=1)})
+    spend_creations(user, 1)
     folder = Folder(project_id=project.id, name=data["name"], color=data["color"])
     db.session.add(folder)
     db.session.commit()

@@ -17,7 +17,7 @@ from ...archive.plan import ImportPlan, build_plan
 from ...archive.reader import ImportLimits, InvalidUpload, Upload, read_uploads, upload_name
 from ...core.content_limits import NAME_MAX, content_caps
 from ...core.ownership import folder_of_project, owned_project
-from ...core.quotas import ensure_room
+from ...core.quotas import ensure_room, row_overhead, spend_creations
 from ...errors import AppError, BadRequest, Forbidden
 from ...extensions import db
 from ...models.base import new_id, utcnow
@@ -125,12 +125,19 @@ def _diagram_usage(user):
                              .where(Project.user_id == user.id))
 
 
+def _new_folders(plan):
+    """The planned folders the project does not have yet (_place bound the others)."""
+    return [planned for planned in plan.folders.values() if planned.id is None]
+
+
 def _additions(plan, history_bytes):
     """What the import adds to the caller's quota counters: diagrams, and bytes of content, descriptions
-    and history (stored, compressed)."""
+    and history (stored, compressed) with the overhead of every row it inserts."""
     size = sum(utf8_size(planned.content) + utf8_size(planned.description[:DESCRIPTION_MAX])
                for planned in plan.diagrams)
-    return {"diagrams": len(plan.diagrams), "storage": size + history_bytes}
+    rows = row_overhead(diagrams=len(plan.diagrams), folders=len(_new_folders(plan)),
+                        revisions=sum(len(planned.history) for planned in plan.diagrams))
+    return {"diagrams": len(plan.diagrams), "storage": size + history_bytes + rows}
 
 
 def _quota_preview(user, plan):
@@ -156,13 +163,15 @@ def _folder_id(planned, target):
 
 
 def _create(user, project, plan, target, now):
-    """Insert the new folders, every diagram and their revisions; the caller commits or rolls back."""
+    """Insert the new folders, every diagram and their revisions (checked against the quotas and spent from
+    the creation rate first); the caller commits or rolls back."""
+    additions = _additions(plan, 0)
+    spent = len(plan.diagrams) + len(_new_folders(plan))
     new_folders = []
-    for planned in plan.folders.values():
-        if planned.id is None:
-            planned.id = new_id()
-            new_folders.append(Folder(id=planned.id, project_id=project.id, name=planned.name,
-                                      color=planned.color or DEFAULT_FOLDER_COLOR, created_at=now, updated_at=now))
+    for planned in _new_folders(plan):
+        planned.id = new_id()
+        new_folders.append(Folder(id=planned.id, project_id=project.id, name=planned.name,
+                                  color=planned.color or DEFAULT_FOLDER_COLOR, created_at=now, updated_at=now))
     diagrams = [Diagram(id=new_id(), project_id=project.id, folder_id=_folder_id(planned, target),
                         title=planned.title, content=planned.content,
                         description=planned.description[:DESCRIPTION_MAX],
@@ -172,7 +181,9 @@ def _create(user, project, plan, target, now):
     budget = DiffBudget()
     revisions = [row for diagram, planned in zip(diagrams, plan.diagrams, strict=True)
                  for row in imported_revisions(diagram, planned, user.id, budget)]
-    ensure_room(user, _additions(plan, sum(diagram.history_size for diagram in diagrams)))
+    additions["storage"] += sum(diagram.history_size for diagram in diagrams)
+    ensure_room(user, additions)
+    spend_creations(user, spent)
     usage = _diagram_usage(user)
     db.session.add_all(new_folders)
     db.session.flush()
