@@ -107,7 +107,7 @@ def create_app(overrides=None, env=None):
     register_blueprints(app.config["API_V1_PREFIX"])
 
     register_commands(app)
-    app.wsgi_app = web.answer_image_revalidations(app.wsgi_app, app.config)
+    app.wsgi_app = web.answer_image_revalidations(app.wsgi_app, app)
     app.wsgi_app = web.answer_health_probes(app.wsgi_app, app.config)
     if app.config["TRUSTED_PROXY_COUNT"] > 0:
         hops = app.config["TRUSTED_PROXY_COUNT"]

@@ -8,9 +8,7 @@ of readers; a PNG is the cached SVG rasterized (services/render/raster.py) and k
 An export's images (docs/export-format.md, "Images") are drawn the same way, within a DrawingBudget.
 """
 import hashlib
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from flask import Response, current_app
@@ -22,6 +20,7 @@ from ..services import render as renderers
 from ..services.render import raster
 from .diagram_types import FREEHAND
 from .rendering import render, render_failures
+from .revalidations import recent_etags
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 THEMES = {"light": "default", "dark": "dark"}
@@ -30,40 +29,6 @@ MERMAID_TYPES = frozenset({"mermaid", "flowchart"})
 IMAGE_TYPES = {"flowchart": "mermaid", FREEHAND: "excalidraw"}
 SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 MAX_AGE_SECONDS = 60
-# How long a public image's ETag, checked against the database, answers a revalidation below Flask
-# (web.answer_image_revalidations); the most entries this process keeps.
-REVALIDATION_SECONDS = 5
-REVALIDATION_ENTRIES = 10_000
-
-
-class RecentETags:
-    """ETags of public images this process checked lately, by (token, format, theme)."""
-
-    def __init__(self, seconds=REVALIDATION_SECONDS, most=REVALIDATION_ENTRIES):
-        self.seconds, self.most = seconds, most
-        self.entries = OrderedDict()
-        self.lock = threading.Lock()
-
-    def remember(self, key, etag):
-        with self.lock:
-            self.entries.pop(key, None)
-            self.entries[key] = (etag, time.monotonic() + self.seconds)
-            while len(self.entries) > self.most:
-                self.entries.popitem(last=False)
-
-    def current(self, key):
-        """The ETag checked less than `seconds` ago, or None."""
-        with self.lock:
-            found = self.entries.get(key)
-        return found[0] if found is not None and found[1] > time.monotonic() else None
-
-    def forget(self, token):
-        with self.lock:
-            for key in [key for key in self.entries if key[0] == token]:
-                del self.entries[key]
-
-
-recent_etags = RecentETags()
 
 
 @dataclass(frozen=True)
@@ -112,7 +77,7 @@ def image_response(image, if_none_match, public, revalidation_key=None):
     etag = image_etag(image)
     headers = image_headers(etag, public)
     if revalidation_key is not None:
-        recent_etags.remember(revalidation_key, etag)
+        recent_etags().remember(revalidation_key, etag)
     held = parse_etags(if_none_match) if if_none_match else None
     if held is not None and (held.star_tag or held.contains_weak(etag.strip('"'))):
         return Response(status=304, headers=headers)

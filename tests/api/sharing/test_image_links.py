@@ -3,7 +3,7 @@ wikis embed: current content, ETag and 304, caching headers, sanitized, never fo
 revoked links, rate limited per address."""
 import pytest
 
-from trazo.core.images import recent_etags
+from trazo.core.revalidations import recent_etags
 from trazo.services.render import raster
 from trazo.services.render.mermaid import MermaidEngine
 
@@ -43,9 +43,9 @@ def test_a_public_link_serves_its_diagram_as_svg_without_a_token(client, link):
 
 
 @pytest.fixture
-def checked_every_time(monkeypatch):
+def checked_every_time(app, monkeypatch):
     """No revalidation answered below Flask (they last REVALIDATION_SECONDS otherwise)."""
-    monkeypatch.setattr(recent_etags, "seconds", 0)
+    monkeypatch.setattr(recent_etags(app), "seconds", 0)
 
 
 @pytest.mark.usefixtures("local_backend", "checked_every_time")

@@ -24,11 +24,13 @@ from ...core.history import (
 from ...core.images import ImageRequest, image_response
 from ...core.ownership import folder_of_project, owned_diagram, owned_project
 from ...core.quotas import ensure_room, row_overhead, spend_creations
+from ...core.revalidations import ending_links
 from ...errors import NotFound
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.content import Diagram, Project, default_user_preferences
 from ...models.history import SOURCE_CREATE, SOURCE_DUPLICATE, SOURCE_EDIT
+from ...models.sharing import SharedLink
 
 RECENT_COUNT = 4
 # Saving only these (the view and panel layout) keeps updated_at and the version, so "recent" reflects real
@@ -121,6 +123,7 @@ def _committed(diagram):
 def delete_diagram(user, diagram_id):
     """Delete the diagram; its history, shared links and chat sessions go with it (database cascades)."""
     diagram = owned_diagram(user, diagram_id)
+    ending_links(SharedLink.diagram_id == diagram.id)
     db.session.execute(delete(Diagram).where(Diagram.id == diagram.id))
     db.session.commit()
     return {"message": _("Diagram deleted successfully")}

@@ -30,6 +30,7 @@ from ...core.history import (
 )
 from ...core.ownership import owned_project
 from ...core.quotas import ensure_room, lock_account, row_overhead, spend_creations
+from ...core.revalidations import ending_links
 from ...errors import Conflict, NotFound, PreconditionFailed, ValidationFailed
 from ...extensions import db
 from ...models.base import new_id, utcnow
@@ -42,6 +43,7 @@ from ...models.content import (
     utf8_size,
 )
 from ...models.history import SOURCE_API, DiagramRevision
+from ...models.sharing import SharedLink
 from .paths import EXTENSIONS, BadPath, check_content, path_key, path_of, resolve_type
 
 HASH_BATCH_BYTES = 4 * 1024 * 1024  # content of diagrams without history a listing reads at once
@@ -295,6 +297,7 @@ def delete_file(user, project_id, target, if_match=None):
         project = owned_project(user, project_id)
         entry = _found(read_index(project.id, with_hashes=False), target)
         ensure_version(entry, if_match)
+        ending_links(SharedLink.diagram_id == entry.diagram_id)
         deleted = db.session.execute(delete(Diagram).where(Diagram.id == entry.diagram_id,
                                                            Diagram.version == entry.version))
         if deleted.rowcount != 1:  # saved or deleted since the index was read: look again

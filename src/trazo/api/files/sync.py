@@ -30,11 +30,13 @@ from ...core.history import (
 )
 from ...core.ownership import owned_project
 from ...core.quotas import ensure_room, lock_account, row_overhead, spend_creations
+from ...core.revalidations import ending_links
 from ...errors import AppError, ValidationFailed
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, utf8_size
 from ...models.history import SOURCE_API, DiagramRevision
+from ...models.sharing import SharedLink
 from .paths import BadPath, Target, check_content, parse_path, resolve_type
 from .service import ambiguous_path, folder_key_map, new_diagram, new_folder, read_index
 
@@ -190,6 +192,7 @@ def _delete(entries):
         chunk = ids[start:start + DELETE_CHUNK]
         revisions += db.session.scalar(select(func.count(DiagramRevision.id))
                                        .where(DiagramRevision.diagram_id.in_(chunk)))
+        ending_links(SharedLink.diagram_id.in_(chunk))
         db.session.execute(delete(Diagram).where(Diagram.id.in_(chunk)))
     return -sum(entry.stored for entry in entries) - row_overhead(diagrams=len(ids), revisions=revisions)
 

@@ -4,9 +4,11 @@ from sqlalchemy import delete, select, update
 
 from ...core.ownership import owned_folder, owned_project
 from ...core.quotas import ensure_room, row_overhead, spend_creations
+from ...core.revalidations import ending_links
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, Folder
+from ...models.sharing import SharedLink
 from ..content_schemas import FolderContents
 
 
@@ -47,6 +49,7 @@ def delete_folder(user, folder_id, delete_diagrams):
     """Delete the folder; its diagrams go to the project root, or are deleted when asked."""
     folder = owned_folder(user, folder_id)
     if delete_diagrams:
+        ending_links(SharedLink.diagram_id.in_(select(Diagram.id).where(_in_folder(folder))))
         deleted = db.session.execute(delete(Diagram).where(_in_folder(folder))).rowcount
     else:
         deleted = 0

@@ -6,10 +6,12 @@ from sqlalchemy import delete, func, select
 
 from ...core.ownership import owned_project
 from ...core.quotas import ensure_within_plan
+from ...core.revalidations import ending_links
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Folder, Project
+from ...models.sharing import SharedLink
 from ..content_schemas import FolderContents
 
 
@@ -95,6 +97,7 @@ def update_project(user, project_id, data):
 def delete_project(user, project_id):
     """Delete the project; folders, diagrams and what hangs off them go with it (database cascades)."""
     project = owned_project(user, project_id)
+    ending_links(SharedLink.diagram_id.in_(select(Diagram.id).where(Diagram.project_id == project.id)))
     db.session.execute(delete(Project).where(Project.id == project.id))
     db.session.commit()
     return {"message": _("Project deleted successfully")}

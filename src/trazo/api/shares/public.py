@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from ...core.images import ImageRequest, image_response
 from ...core.passwords import verify_password
+from ...core.revalidations import may_remember
 from ...errors import AppError, Forbidden, NotFound, TooManyRequests
 from ...extensions import db
 from ...models import User
@@ -134,7 +135,9 @@ def verify_code(token, code):
 
 def shared_image(token, fmt, theme, if_none_match):
     """The diagram of a public link as an image. A link with an access code never serves one: an image URL
-    carries no credential. Nothing is logged (a README would log every view); a refusal writes nothing."""
+    carries no credential. Nothing is logged (a README would log every view); a refusal writes nothing.
+    Whether the ETag may answer revalidations below Flask is read before the link (core/revalidations.py)."""
+    remember = may_remember(token)
     link = _active_link(token)
     if link is None:
         raise NotFound(_("Shared link not found"))
@@ -144,4 +147,4 @@ def shared_image(token, fmt, theme, if_none_match):
         raise Forbidden(_("Links protected by an access code have no image link."))
     diagram = db.session.get(Diagram, link.diagram_id)
     return image_response(ImageRequest(diagram.diagram_type, diagram.content or "", fmt, theme), if_none_match,
-                          public=True, revalidation_key=(token, fmt, theme))
+                          public=True, revalidation_key=(token, fmt, theme) if remember else None)

@@ -6,9 +6,9 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select, update
 
-from ...core.images import recent_etags
 from ...core.ownership import owned_diagram
 from ...core.passwords import hash_password
+from ...core.revalidations import ending_links, ending_tokens
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
@@ -52,6 +52,7 @@ def create_link(user, data):
         code_hash = hash_password(code)
     # Creations for one diagram take turns on its row, so each one revokes the link the previous made.
     db.session.execute(select(Diagram.id).where(Diagram.id == diagram_id).with_for_update())
+    ending_links(SharedLink.diagram_id == diagram_id)  # the revoked link's image stops answering too
     db.session.execute(update(SharedLink).where(SharedLink.diagram_id == diagram_id, SharedLink.is_active)
                        .values(is_active=False, updated_at=utcnow()))
     link = SharedLink(diagram_id=diagram_id, user_id=user.id, token=new_link_token(),
@@ -85,8 +86,8 @@ def update_link(user, link_id, data):
         new_code = data.get("access_code") or new_access_code()
         link.access_code_hash = hash_password(new_code)
     link.updated_at = utcnow()
+    ending_tokens([link.token])  # a link that became protected stops answering its image's revalidations
     db.session.commit()
-    recent_etags.forget(link.token)  # a link that became protected stops answering at once in this process
     return ManagedLink(link, new_code)
 
 
@@ -95,6 +96,6 @@ def revoke_link(user, link_id):
     link = _owned_link(user, link_id)
     link.is_active = False
     link.updated_at = utcnow()
+    ending_tokens([link.token])
     db.session.commit()
-    recent_etags.forget(link.token)
     return {"message": _("Shared link revoked successfully")}

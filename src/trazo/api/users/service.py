@@ -9,6 +9,7 @@ from ...auth import confirm_recent_sign_in, current_password_matches
 from ...core import access_tokens, accounts, audit, passwords
 from ...core.accounts import count_users, linked_identities, set_password
 from ...core.plans import ensure_account_deletable, plan_summary
+from ...core.revalidations import ending_links
 from ...core.sign_in import sign_in
 from ...core.tokens import issue_access_token
 from ...errors import AccountLocked, BadRequest, Forbidden, Unauthorized
@@ -16,6 +17,7 @@ from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
 from ...models.security import OAuthIdentity
+from ...models.sharing import SharedLink
 from ...models.user import ROLE_ADMIN
 from ...ratelimit import Lockout
 
@@ -143,6 +145,7 @@ def delete_account(user, phrase, password=None):
     if user.is_admin and _admins() <= 1:
         raise Forbidden(_("Cannot delete the only administrator account."))
     ensure_account_deletable(user)
+    ending_links(SharedLink.user_id == user.id)
     db.session.delete(user)
     db.session.commit()
     audit.record("account_deleted", user=user)
