@@ -1,6 +1,7 @@
 """The Mermaid engine (services/render/mermaid.py): official Mermaid in headless Chromium, one warm
 engine for the whole module. Skipped with the reason where the engine is not installed (no Node, no
 Chromium, or no `npm ci --prefix engines/mermaid`)."""
+import contextlib
 import os
 import re
 import signal
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from trazo.services.render import mermaid
+from trazo.services.render import fair, mermaid
 from trazo.services.render.errors import (
     DiagramSyntaxError,
     RendererBusy,
@@ -133,14 +134,13 @@ def test_concurrency_is_bounded_by_the_pages(engine):
 
 
 def test_busy_when_every_slot_stays_taken(engine):
-    for _ in range(CONFIG["MERMAID_PAGES"]):
-        engine._slots.acquire()
-    try:
-        with pytest.raises(RendererBusy):
+    with contextlib.ExitStack() as held:
+        for number in range(CONFIG["MERMAID_PAGES"]):  # each page held by another client
+            with fair.for_client((f"ip:10.4.0.{number}",)):
+                held.enter_context(engine._slots.hold(1))
+        with pytest.raises(RendererBusy) as busy:
             engine.render_svg("flowchart LR\n  a --> b", timeout=0.3)
-    finally:
-        for _ in range(CONFIG["MERMAID_PAGES"]):
-            engine._slots.release()
+    assert not busy.value.own_share
 
 
 def test_a_diagram_reaches_nothing_on_the_network(engine, httpserver):
@@ -187,3 +187,52 @@ def test_an_engine_that_is_not_installed_says_what_it_lacks(tmp_path):
     assert engine.version() is None
     with pytest.raises(RendererFailed, match="not installed"):
         engine.render_svg("flowchart LR\n  a --> b")
+
+
+# A page that burns CPU (SLOW lays out for seconds) or memory (2,000 packet fields: a 7.6 MB SVG, about
+# 430 MB resident in the page's renderer process, against about 160 MB idle).
+MEMORY_HOG = "packet-beta\n" + "\n".join(f'{i * 100}-{i * 100 + 99}: "f{i}"' for i in range(2000))
+
+
+@pytest.fixture
+def bounded():
+    """An engine whose pages may use 1 s of CPU per render and 320 MiB of memory."""
+    engine = mermaid.MermaidEngine({**CONFIG, "RENDER_MAX_SVG_BYTES": 20 * 1024 * 1024, "RENDER_CPU_SECONDS": 1,
+                                    "RENDER_MEMORY_MB": 320, "RENDER_MAX_SOURCE_BYTES": 100_000})
+    if not engine.available():
+        pytest.skip("the Mermaid engine is not installed here: missing " + ", ".join(engine.missing()))
+    yield engine
+    engine.stop()
+
+
+@pytest.mark.parametrize("source", [SLOW, MEMORY_HOG], ids=["cpu", "memory"])
+def test_a_page_past_its_cpu_or_memory_bound_is_stopped_and_the_engine_goes_on(bounded, source):
+    assert "<svg" in bounded.render_svg("flowchart LR\n  a --> b")
+    with pytest.raises(RendererLimitExceeded):  # drawn in full before (3 s of CPU; 430 MB)
+        bounded.render_svg(source, timeout=20)
+    assert bounded.stats()["stopped"] == 1  # the watchdog killed the page's renderer process
+    assert "<svg" in bounded.render_svg("flowchart LR\n  a --> b")
+
+
+def test_one_client_holds_one_page_and_is_refused_a_second_at_once(engine):
+    answers, started = [], threading.Event()
+
+    def slow():
+        started.set()
+        with fair.for_client(("ip:10.5.0.1",)):
+            try:
+                answers.append(engine.render_svg(SLOW, timeout=10))
+            except RendererTimeout as exc:
+                answers.append(exc)
+    holder = threading.Thread(target=slow)
+    holder.start()
+    started.wait()
+    while engine._slots.in_use("ip:10.5.0.1") == 0:
+        time.sleep(0.01)
+    with fair.for_client(("ip:10.5.0.1",)), pytest.raises(RendererBusy) as refused:
+        engine.render_svg("flowchart LR\n  a --> b")
+    assert refused.value.own_share and refused.value.retry_after >= 1
+    with fair.for_client(("ip:10.5.0.2",)):  # another client draws on the other page meanwhile
+        assert "<svg" in engine.render_svg("flowchart LR\n  c --> d")
+    assert not answers  # the first client's render was still running
+    holder.join(30)

@@ -17,8 +17,14 @@
 // Nothing a diagram names is fetched: every request of a page other than the page itself and the
 // script is aborted (request interception), the page's Content-Security-Policy allows no other source,
 // and the browser's proxy is a closed port on the loopback for every host, the loopback included.
+//
+// Each page's renderer process is bounded by a watchdog besides V8's heap flag and the render's timeout:
+// while a render runs, every renderer process of the browser is read from /proc (CPU time, resident
+// memory) every WATCH_MS; one that has used more than MERMAID_CPU_SECONDS of CPU since it was last idle
+// (one render: a page draws one diagram at a time and idles between them) or holds more than
+// MERMAID_MEMORY_MB is killed. Its page crashes, the render answers "limit", and the page is replaced.
 
-import { readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { readFileSync, readdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -35,6 +41,11 @@ const HEAP_MB = parseInt(process.env.MERMAID_HEAP_MB || "512", 10);
 // A page that already drew runs Mermaid JIT-compiled: about 4x faster than a fresh page.
 const REUSE = Math.max(1, parseInt(process.env.MERMAID_PAGE_REUSE || "100", 10));
 const INLINE_STYLES = process.env.MERMAID_INLINE_STYLES !== "0";
+const CPU_SECONDS = parseFloat(process.env.MERMAID_CPU_SECONDS || "10");
+const MEMORY_MB = parseInt(process.env.MERMAID_MEMORY_MB || "512", 10);
+const WATCH_MS = 200;
+const IDLE_CPU_SECONDS = 0.02; // less CPU than this between two looks: the renderer was idle
+const CLOCK_TICKS = 100; // /proc's CPU times are in USER_HZ, 100 on Linux
 const THEMES = new Set(["default", "dark", "neutral", "forest", "base"]);
 
 const ORIGIN = "http://mermaid.invalid";
@@ -68,6 +79,71 @@ let building = 0;         // pages being prepared
 let busy = 0;             // pages drawing: idle + building + busy never exceeds PAGES
 let blocked = 0;          // requests of pages refused (anything but the page and its script)
 let renders = 0;
+let stopped = 0;          // renderer processes killed by the watchdog
+let browserSession = null;
+const renderers = new Map(); // pid -> {start, last}: CPU seconds when its busy stretch began, at the last look
+const others = new Set();    // pids that are not this browser's renderers
+
+function procStat(pid) {
+  const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return { session: Number(fields[3]), cpu: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS };
+}
+
+function session(pid) {
+  try {
+    return procStat(pid).session;
+  } catch {
+    return null;
+  }
+}
+
+function residentMb(pid) {
+  const found = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return found ? Number(found[1]) / 1024 : 0;
+}
+
+// The watchdog (see the top of this file); it reads /proc only while a render runs.
+function watch() {
+  if (busy === 0 || browserSession === null) return;
+  let pids;
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return;
+  }
+  const present = new Set(pids);
+  for (const pid of renderers.keys()) if (!present.has(pid)) renderers.delete(pid);
+  for (const pid of others) if (!present.has(pid)) others.delete(pid);
+  for (const pid of pids) {
+    if (others.has(pid)) continue;
+    try {
+      const stat = procStat(pid);
+      let seen = renderers.get(pid);
+      if (!seen) {
+        if (stat.session !== browserSession || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--type=renderer")) {
+          others.add(pid);
+          continue;
+        }
+        seen = { start: stat.cpu, last: stat.cpu };
+        renderers.set(pid, seen);
+      }
+      if (stat.cpu - seen.last < IDLE_CPU_SECONDS) seen.start = stat.cpu;
+      seen.last = stat.cpu;
+      const memory = MEMORY_MB > 0 ? residentMb(pid) : 0;
+      const over = stat.cpu - seen.start > CPU_SECONDS ? `more than ${CPU_SECONDS} s of CPU in one render`
+        : memory > MEMORY_MB ? `${Math.round(memory)} MiB of memory, more than ${MEMORY_MB}` : null;
+      if (over) {
+        stopped += 1;
+        renderers.delete(pid);
+        log(`stopped a page's renderer process: ${over}`);
+        process.kill(Number(pid), "SIGKILL");
+      }
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+}
 
 async function launch() {
   userDataDir = mkdtempSync(join(tmpdir(), "trazo-mermaid-"));
@@ -93,6 +169,8 @@ async function launch() {
     ],
   });
   for (const page of await browser.pages()) await page.close(); // the start page: one renderer less
+  browserSession = session(browser.process().pid);
+  setInterval(watch, WATCH_MS).unref();
   browser.on("disconnected", () => {
     if (!stopping) {
       log("the browser went away");
@@ -120,6 +198,16 @@ async function newPage() {
     }
   });
   page.on("dialog", (dialog) => dialog.dismiss().catch(() => {}));
+  page.on("error", () => {
+    // Its renderer died (the watchdog, or out of memory): an idle page is replaced at once.
+    page.crashed = true;
+    const index = idle.indexOf(page);
+    if (index >= 0) {
+      idle.splice(index, 1);
+      discard(page, false);
+      refill();
+    }
+  });
   await page.goto(PAGE_URL, { waitUntil: "load", timeout: 30000 });
   const ok = await page.evaluate(() => typeof window.mermaid === "object");
   if (!ok) throw new Error("mermaid did not load in the page");
@@ -350,7 +438,7 @@ async function main() {
     }
     if (request.op === "stats") {
       browser.pages().then((pages) => send({ id: request.id, ok: true, pages: pages.length, pool: PAGES,
-        idle: idle.length, busy, building, renders, blocked }));
+        idle: idle.length, busy, building, renders, blocked, stopped }));
       return;
     }
     renders += 1;

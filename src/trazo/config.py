@@ -207,6 +207,15 @@ def load_config(env, instance_path):
         "RENDER_MAX_GRAPH_EDGES": _int(env, "RENDER_MAX_GRAPH_EDGES", 2000),
         "RENDER_CPU_SECONDS": _int(env, "RENDER_CPU_SECONDS", 10),
         "RENDER_MEMORY_MB": _int(env, "RENDER_MEMORY_MB", 512),
+        # A worker's rendering capacity and one client's share of it (docs/rendering.md, "Fair shares"):
+        # local engine processes, Mermaid pages, PNG rasterizations (2 per worker).
+        "RENDER_SLOTS": _int(env, "RENDER_SLOTS", 6),
+        "RENDER_SLOTS_PER_CLIENT": _int(env, "RENDER_SLOTS_PER_CLIENT", 2),
+        "MERMAID_PAGES": _int(env, "MERMAID_PAGES", 2),
+        "MERMAID_PAGES_PER_CLIENT": _int(env, "MERMAID_PAGES_PER_CLIENT", 1),
+        "RENDER_PNG_SLOTS_PER_CLIENT": _int(env, "RENDER_PNG_SLOTS_PER_CLIENT", 1),
+        # Pixels a PNG may need (its canvas, or the regions its filters fill); 4096 x 4096.
+        "RENDER_MAX_PNG_PIXELS": _int(env, "RENDER_MAX_PNG_PIXELS", 16_777_216),
         # An export with images draws until this deadline, and at most this many images the cache lacks.
         "EXPORT_IMAGES_SECONDS": _int(env, "EXPORT_IMAGES_SECONDS", 60),
         "EXPORT_IMAGE_RENDERS": _int(env, "EXPORT_IMAGE_RENDERS", 50),

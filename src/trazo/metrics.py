@@ -2,7 +2,8 @@
 exposition `GET /metrics` serves (docs/operations.md, "Metrics", lists every metric and its labels).
 
 Nothing outside this module touches a prometheus object: the layers above call `audit_event`,
-`outbound_timer`, `stream_opened` / `stream_closed`, `render_cache_hit` / `render_cache_miss`, and
+`outbound_timer`, `stream_opened` / `stream_closed`, `render_cache_hit` / `render_cache_miss`,
+`png_rasterized`, and
 create_app() calls `instrument(app)` for the request metrics and the database pool gauge.
 
 Every label has a bounded set of values: the route TEMPLATE (never the raw path), a method from a
@@ -55,6 +56,8 @@ outbound_seconds = Histogram("trazo_outbound_call_duration_seconds",
                              ("integration",), buckets=OUTBOUND_BUCKETS)
 render_cache_hits = Counter("trazo_render_cache_hits_total", "Renders served from the cache", ("tier",))
 render_cache_misses = Counter("trazo_render_cache_misses_total", "Renders the cache did not hold")
+png_rasterizations = Counter("trazo_png_rasterizations_total", "Runs of the PNG rasterizer (resvg), by outcome",
+                             ("outcome",))
 logins = Counter("trazo_logins_total", "Sign-ins (password or OAuth), by outcome", ("outcome",))
 lockouts = Counter("trazo_lockouts_total", "Accounts or e-mails locked after repeated failures", ("kind",))
 mfa_failures = Counter("trazo_mfa_failures_total", "Wrong second-factor codes at sign-in")
@@ -66,6 +69,8 @@ for _integration in INTEGRATIONS:
         outbound_calls.labels(_integration, _outcome)
 for _tier in ("memory", "redis"):
     render_cache_hits.labels(_tier)
+for _outcome in ("ok", "failed"):
+    png_rasterizations.labels(_outcome)
 for _value in set(LOGIN_EVENTS.values()):
     logins.labels(_value)
 for _value in LOCKOUT_EVENTS.values():
@@ -149,6 +154,11 @@ def render_cache_hit(tier):
 
 def render_cache_miss():
     render_cache_misses.inc()
+
+
+def png_rasterized(outcome):
+    """A run of resvg: "ok", or "failed" (an error, a limit, the timeout)."""
+    png_rasterizations.labels(outcome).inc()
 
 
 def stream_opened():

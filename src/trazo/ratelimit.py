@@ -57,7 +57,9 @@ DEFAULT_LIMITS = {
     "RATE_LIMIT_MFA_VERIFY": "10/5 minutes",
     "RATE_LIMIT_OAUTH_CALLBACK": "10/minute",
     "RATE_LIMIT_RENDER": "60/minute",
-    "RATE_LIMIT_RENDER_MISS": "10/minute",
+    # Seconds of engine time (a local process, a Mermaid page, resvg, a Kroki call) a client's renders the
+    # cache cannot answer may hold (core/rendering.py; docs/rendering.md, "Limits").
+    "RATE_LIMIT_RENDER_SECONDS": "60/minute",
     "RATE_LIMIT_SHARED_PUBLIC": "60/minute",
     "RATE_LIMIT_SHARED_IMAGE": "300/minute",
     "RATE_LIMIT_EXPORT": "30/minute",
@@ -86,6 +88,26 @@ def spend(name, key, cost=1):
     item, keys = _budget(name, key)
     if not limiter.limiter.hit(item, *keys, cost=cost):
         raise TooManyRequests(limiter.limiter.get_window_stats(item, *keys).reset_time - time.time())
+
+
+def budget_left(name, key):
+    """(What is left of RATE_LIMIT_<name> for `key`, whole seconds until more is), inside a view; (inf, 0)
+    when limits are off. A budget charged after the work it pays for is checked with this first."""
+    if not (limiter.enabled and limiter.initialized):
+        return math.inf, 0
+    item, keys = _budget(name, key)
+    stats = limiter.limiter.get_window_stats(item, *keys)
+    return stats.remaining, max(1, math.ceil(stats.reset_time - time.time()))
+
+
+def charge(name, key, cost):
+    """Take `cost` from RATE_LIMIT_<name> for `key` once the work is done (e.g. the seconds a render held):
+    what is left when that is less, never a refusal: the next request is refused instead."""
+    left, _seconds = budget_left(name, key)
+    cost = min(cost, left)
+    if cost >= 1:
+        item, keys = _budget(name, key)
+        limiter.limiter.hit(item, *keys, cost=int(cost))
 
 
 def _budget(name, key):

@@ -19,7 +19,7 @@ from ..errors import AppError, ServiceUnavailable
 from ..services import render as renderers
 from ..services.render import raster
 from .diagram_types import FREEHAND
-from .rendering import render, render_failures
+from .rendering import rasterize, render
 from .revalidations import recent_etags
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
@@ -86,8 +86,7 @@ def image_response(image, if_none_match, public, revalidation_key=None):
         return Response(svg, mimetype=FORMATS["svg"], headers=headers)
     if not raster.available():
         raise ServiceUnavailable(_("PNG images are not available on this server; use the SVG image."))
-    with render_failures("resvg", image.kind):
-        png = raster.svg_to_png(svg, current_app.config, key=etag)
+    png = rasterize(svg, etag, image.kind)
     return Response(png, mimetype=FORMATS["png"], headers=headers)
 
 

@@ -1,25 +1,39 @@
 """Render a diagram source to SVG with the configured backend; renderer failures become statuses.
 
-Shared by the render route (api/render) and the image links (api/shares, api/diagrams)."""
+Shared by the render route (api/render) and the image links (api/shares, api/diagrams).
+
+Every render runs on behalf of its client (`client_keys`: the address and, when signed in, the user), so
+no client holds more than its share of a worker's engine slots, Mermaid pages and rasterizer slots
+(services/render/fair.py), and a drawing the cache cannot answer is paid from the client's budget of
+render-seconds, RATE_LIMIT_RENDER_SECONDS: refused (429) before it starts when nothing is left, charged
+after with the seconds it held (docs/rendering.md, "Limits"; docs/security.md, "Render fairness").
+"""
 import logging
+import math
 from contextlib import contextmanager
 
-from flask import current_app
+from flask import current_app, g, request
 from flask_babel import gettext as _
+from flask_jwt_extended import get_jwt_identity, verify_jwt_in_request
 
-from ..errors import BadRequest, GatewayTimeout, ServiceUnavailable, UpstreamError, ValidationFailed
-from ..ratelimit import client_address, spend
+from ..errors import BadRequest, GatewayTimeout, ServiceUnavailable, TooManyRequests, UpstreamError, ValidationFailed
+from ..ratelimit import budget_left, charge, client_address
 from ..services import render as renderers
+from ..services.render import raster
+from . import access_tokens
 
 log = logging.getLogger(__name__)
 
 # Names the browser client and other tools use for a type we know under another name.
 ALIASES = {"dot": "graphviz", "uml": "plantuml"}
+RENDER_BUDGET = "RENDER_SECONDS"
 
 
 def render(diagram_type, source, before_render=None):
     """The SVG text of `source` drawn as `diagram_type`. A drawing the cache cannot answer first calls
-    `before_render()` (which may refuse by raising); by default it spends the caller's miss budget."""
+    `before_render()` (which may refuse by raising); by default that checks the caller's render-seconds
+    budget, which the drawing is then charged. A caller with a budget of its own (an export's) passes
+    `before_render` and spends nothing of the caller's render-seconds."""
     config = current_app.config
     renderer = renderers.configured_renderer(config)
     if renderer is None:
@@ -34,9 +48,66 @@ def render(diagram_type, source, before_render=None):
         raise BadRequest(_("Unsupported diagram type '%(type)s'. Supported types: %(types)s",
                            type=diagram_type, types=", ".join(sorted(supported))))
     _check_size(kind, source, config)
-    with render_failures(renderer.name, kind):
-        return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"),
-                                       before_render or _spend_miss_budget)
+    with renderers.for_client(client_keys()), render_failures(renderer.name, kind):
+        if before_render is not None:
+            return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), before_render)
+        return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), check_render_budget,
+                                       charge_render_budget)
+
+
+def rasterize(svg, key, kind):
+    """The PNG of `svg` (an image drawn as `kind`), cached and its failures remembered under `key` (the
+    image's ETag); a rasterization the PNG cache cannot answer is paid from the client's render-seconds
+    like a drawing, and one past RENDER_MAX_PNG_PIXELS is refused before it starts (services/render/raster.py)."""
+    with renderers.for_client(client_keys()), render_failures("resvg", kind):
+        return raster.svg_to_png(svg, current_app.config, key=key, before=check_render_budget,
+                                 after=charge_render_budget)
+
+
+def client_keys():
+    """Who a render runs for: ("ip:<address>",), plus "user:<id>" when the request is signed in (by the
+    route's own authentication, a personal access token or a session's access token), so a user on many
+    addresses and many users on one address are each held to their share."""
+    keys = [f"ip:{client_address()}"]
+    user = _signed_in_user_id()
+    if user is not None:
+        keys.append(f"user:{user}")
+    return tuple(keys)
+
+
+def _signed_in_user_id():
+    """The request's user id, read as auth.py reads it for the rate-limit keys, or None: the user the route
+    authenticated, else the owner of a valid personal access token, else the subject of a valid access
+    token. An invalid credential counts as none (a public route answers it as anonymous)."""
+    user = g.get("current_user")
+    if user is not None:
+        return user.id
+    scheme, _space, value = request.headers.get("Authorization", "").partition(" ")
+    value = value.strip()
+    if scheme.lower() == "bearer" and access_tokens.looks_like_token(value):
+        found = access_tokens.find(value)
+        return found[1].id if found else None
+    try:
+        verify_jwt_in_request(optional=True)
+        return get_jwt_identity()
+    except Exception:  # noqa: BLE001 - any refusal of the token (expired, forged, garbage): anonymous
+        return None
+
+
+def check_render_budget():
+    """Before a drawing the cache cannot answer: 429 with Retry-After when any key of the client has no
+    render-second left."""
+    for key in renderers.current_client():
+        left, seconds = budget_left(RENDER_BUDGET, key)
+        if left < 1:
+            raise TooManyRequests(seconds)
+
+
+def charge_render_budget(seconds):
+    """After the drawing: its seconds held, rounded up, at least 1, from each key of the client."""
+    cost = max(1, math.ceil(seconds))
+    for key in renderers.current_client():
+        charge(RENDER_BUDGET, key, cost)
 
 
 @contextmanager
@@ -54,7 +125,14 @@ def render_failures(renderer_name, kind):
     except renderers.RendererTimeout as exc:
         raise GatewayTimeout(_("The rendering service did not answer in time")) from exc
     except renderers.RendererBusy as exc:
-        raise ServiceUnavailable(_("The rendering service is busy. Try again in a moment.")) from exc
+        retry = {"Retry-After": str(exc.retry_after)}
+        if exc.own_share:
+            raise ServiceUnavailable(_("Your other renders are still running. Try again when they finish."),
+                                     headers=retry) from exc
+        raise ServiceUnavailable(_("The rendering service is busy. Try again in a moment."), headers=retry) from exc
+    except renderers.ImageTooLarge as exc:
+        raise BadRequest(_("The image is too large to convert to PNG: it needs %(pixels)s pixels, at most "
+                           "%(limit)s. Use the SVG image instead.", pixels=exc.pixels, limit=exc.limit)) from exc
     except renderers.RendererFailed as exc:
         log.warning("%s renderer failed on %s: %s", renderer_name, kind, exc)
         raise UpstreamError(_("The rendering service failed: %(reason)s", reason=str(exc))) from exc
@@ -85,9 +163,3 @@ def _check_size(kind, source, config):
         if edges > most:
             raise BadRequest(_("The graph has %(edges)s edges; at most %(limit)s can be rendered",
                                edges=edges, limit=most))
-
-
-def _spend_miss_budget():
-    """A render the cache cannot answer costs a process (or a Kroki call): it spends a second, smaller
-    per-address budget, RATE_LIMIT_RENDER_MISS, on top of RATE_LIMIT_RENDER."""
-    spend("RENDER_MISS", client_address())

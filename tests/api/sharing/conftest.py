@@ -2,6 +2,7 @@
 import pytest
 
 from trazo.services.render import cache as render_cache
+from trazo.services.render import raster
 
 from ...helpers import create_diagram, create_project
 from .kroki_server import KrokiServer
@@ -34,6 +35,7 @@ def settings(configure):
 def empty_render_cache(app):
     yield
     render_cache.clear(app.config.get("REDIS_URL"))
+    raster.forget()
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
 """POST /diagrams/render under attack: sizes refused before any work, renderer processes held to CPU and
-memory limits, a smaller budget for renders the cache cannot answer, and a total deadline on Kroki."""
+memory limits, a budget of render-seconds for renders the cache cannot answer, and a total deadline on
+Kroki."""
 import threading
 import time
 
@@ -105,8 +106,8 @@ def test_a_source_larger_than_the_setting_is_refused(client, settings):
 
 
 @pytest.mark.usefixtures("local_backend")
-def test_renders_the_cache_cannot_answer_have_a_smaller_budget(client, settings):
-    settings(RATE_LIMIT_RENDER="20/minute", RATE_LIMIT_RENDER_MISS="2/minute")
+def test_renders_the_cache_cannot_answer_spend_a_budget_of_render_seconds(client, settings):
+    settings(RATE_LIMIT_RENDER="20/minute", RATE_LIMIT_RENDER_SECONDS="2/minute")  # quick renders: 1 s each
     assert _render(client, "digraph { a -> b }").status_code == 200
     assert _render(client, "digraph { c -> d }").status_code == 200
     refused = _render(client, "digraph { e -> f }")

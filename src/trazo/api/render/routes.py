@@ -19,7 +19,8 @@ SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 blp.record_once(lambda state: renderers.log_engines(state.app.config))
 
 
-# A 429 also answers renders not served from the cache past their smaller budget (docs/api.md, "Rate limits").
+# A 429 also answers renders not served from the cache once the client's render-seconds are spent
+# (RATE_LIMIT_RENDER_SECONDS; docs/api.md, "Rate limits").
 @blp.route("/render", methods=["POST"], auth=PUBLIC)
 @limiter.limit(limit("RENDER"))
 @blp.arguments(RenderSchema)
@@ -31,7 +32,9 @@ blp.record_once(lambda state: renderers.log_engines(state.app.config))
 @blp.alt_response(502, schema=ErrorSchema, description="The renderer failed")
 @blp.alt_response(503, schema=ErrorSchema, description="No engine here draws the type and no Kroki server is "
                                                     "configured (the types this server draws are listed), "
-                                                    "rendering is not configured, or every local slot is busy")
+                                                    "rendering is not configured, the client already holds its "
+                                                    "share of the engines, or every slot is busy (with "
+                                                    "Retry-After)")
 @blp.alt_response(504, schema=ErrorSchema, description="The renderer did not answer in time")
 def render(data):
     """Render a diagram source to SVG"""

@@ -9,12 +9,14 @@ from .auto import AutoRenderer
 from .base import MAX_SVG_BYTES, NEEDS_KROKI, NO_ENGINE, READS_FILES_OR_NETWORK, Renderer
 from .errors import (
     DiagramSyntaxError,
+    ImageTooLarge,
     RendererBusy,
     RendererFailed,
     RendererLimitExceeded,
     RenderError,
     RendererTimeout,
 )
+from .fair import current_client, for_client, metered
 from .graph_size import count_edges
 from .kroki import KROKI_TYPES, KrokiRenderer
 from .local import LocalRenderer
@@ -22,9 +24,10 @@ from .sanitize import clean_svg
 
 BACKENDS = ("auto", "kroki", "local")
 
-__all__ = ["BACKENDS", "NEEDS_KROKI", "NO_ENGINE", "READS_FILES_OR_NETWORK", "DiagramSyntaxError", "RenderError",
-           "Renderer", "RendererBusy", "RendererFailed", "RendererLimitExceeded", "RendererTimeout",
-           "configured_renderer", "count_edges", "log_engines", "render_cached"]
+__all__ = ["BACKENDS", "NEEDS_KROKI", "NO_ENGINE", "READS_FILES_OR_NETWORK", "DiagramSyntaxError", "ImageTooLarge",
+           "RenderError", "Renderer", "RendererBusy", "RendererFailed", "RendererLimitExceeded", "RendererTimeout",
+           "configured_renderer", "count_edges", "current_client", "for_client", "log_engines", "metered",
+           "render_cached"]
 
 log = logging.getLogger(__name__)
 
@@ -44,17 +47,23 @@ def configured_renderer(config):
     return None
 
 
-def render_cached(renderer, diagram_type, source, redis_url=None, before_render=None):
+def render_cached(renderer, diagram_type, source, redis_url=None, before_render=None, after_render=None):
     """The sanitized SVG of `source`, from the cache when the same engine (the backend, and the engine's
-    version on this host) already rendered the same text; `before_render()` runs only when it did not
-    (it may refuse by raising)."""
+    version on this host) already rendered the same text. Only when it did not, `before_render()` runs
+    first (it may refuse by raising), and `after_render(seconds)` after the drawing, whatever its outcome,
+    with the seconds it held (its time less the time it waited for a slot: services/render/fair.py)."""
     drawer = getattr(renderer, "drawer", None)
     key = cache.cache_key(drawer(diagram_type) if drawer else renderer.name, diagram_type, source)
     svg = cache.get(key, redis_url)
     if svg is None:
         if before_render is not None:
             before_render()
-        svg = clean_svg(renderer.render_svg(diagram_type, source))
+        with metered() as meter:
+            try:
+                svg = clean_svg(renderer.render_svg(diagram_type, source))
+            finally:
+                if after_render is not None:
+                    after_render(meter.held())
         cache.put(key, svg, redis_url)
     return svg
 

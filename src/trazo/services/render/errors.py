@@ -23,9 +23,24 @@ class RendererTimeout(RenderError):
 
 
 class RendererBusy(RenderError):
-    """Every local rendering slot stayed taken for the whole timeout."""
+    """Every slot of a pool stayed taken for the whole timeout, or (`own_share`) the client already holds
+    or waits for its share of them (services/render/fair.py); `retry_after`: seconds to wait."""
+
+    def __init__(self, retry_after=5, own_share=False):
+        super().__init__(retry_after, own_share)
+        self.retry_after = retry_after
+        self.own_share = own_share
 
 
 class RendererLimitExceeded(RenderError):
     """The source asks for more than a render may use: too large a graph, or the tool ran out of its
     CPU time or memory."""
+
+
+class ImageTooLarge(RenderError):
+    """The SVG needs more pixels than a PNG may have (RENDER_MAX_PNG_PIXELS; services/render/canvas.py)."""
+
+    def __init__(self, pixels, limit):
+        super().__init__(pixels, limit)
+        self.pixels = pixels
+        self.limit = limit

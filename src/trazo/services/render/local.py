@@ -5,20 +5,18 @@ Languages whose engines could read files or reach the network are refused here b
 draws them."""
 import signal
 import tempfile
-import threading
 import time
 
 from .base import MAX_SVG_BYTES, NO_ENGINE, READS_FILES_OR_NETWORK
 from .engines import EngineMissing, registered
-from .errors import DiagramSyntaxError, RendererBusy, RendererFailed, RendererLimitExceeded
+from .errors import DiagramSyntaxError, RendererFailed, RendererLimitExceeded
+from .fair import FairSlots
 from .process import run_capped
 
-# Each render is a process; bound how many run at once so a burst cannot exhaust the host. Small
-# sources have two slots of their own: a flood of costly renders (each held to its CPU limit) cannot
-# make an ordinary diagram wait for all of them.
-_SLOTS = threading.BoundedSemaphore(4)
-_SMALL_SLOTS = threading.BoundedSemaphore(2)
-SMALL_SOURCE_BYTES = 4096
+# Each render is a process; at most RENDER_SLOTS run at once in a worker so a burst cannot exhaust the
+# host, and one client (an address, a user) holds at most RENDER_SLOTS_PER_CLIENT of them: however costly
+# its sources, another client's render finds a slot (services/render/fair.py).
+SLOTS = FairSlots(6, 2)
 
 
 # A tool killed at its CPU limit (SIGKILL once past the hard one), or one that reports a failed allocation.
@@ -81,31 +79,16 @@ class LocalRenderer:
             return engine.render(self.config, source, self.timeout)
         data = source.encode("utf-8")
         ends = time.monotonic() + self.timeout  # waiting for a slot and running share RENDER_TIMEOUT
-        slots = self._take_slot(len(data))
-        try:
-            with tempfile.TemporaryDirectory(prefix="trazo-render-") as workdir:
-                result = run_capped(command, data, ends - time.monotonic(), self.max_bytes,
-                                    engine.environment(workdir), workdir, limits)
-        finally:
-            slots.release()
+        SLOTS.resize(self.config.get("RENDER_SLOTS") or 6, self.config.get("RENDER_SLOTS_PER_CLIENT") or 2)
+        with SLOTS.hold(self.timeout), tempfile.TemporaryDirectory(prefix="trazo-render-") as workdir:
+            result = run_capped(command, data, ends - time.monotonic(), self.max_bytes,
+                                engine.environment(workdir), workdir, limits)
         if result.returncode != 0:
             raise _failure(engine, result, source)
         svg = result.stdout.decode("utf-8", "replace")
         if "<svg" not in svg:
             raise RendererFailed("the tool printed no SVG")
         return svg
-
-    def _take_slot(self, size):
-        """The semaphore this render holds: a shared slot or, for a small source while every shared one
-        is taken, a small one."""
-        slots = _SLOTS
-        if size <= SMALL_SOURCE_BYTES:
-            if _SLOTS.acquire(blocking=False):
-                return _SLOTS
-            slots = _SMALL_SLOTS
-        if not slots.acquire(timeout=self.timeout):
-            raise RendererBusy()
-        return slots
 
 
 def _failure(engine, result, source):

@@ -4,11 +4,13 @@
 Each worker process keeps one warm engine (`shared_engine`): a Node process (engines/mermaid/server.mjs)
 driving one long-lived Chromium with a pool of pages that already hold Mermaid. It starts on the first
 render, starts again on the next render after it died, and stops when the process exits. A render
-holds one of MERMAID_PAGES slots (default 2), waits for a slot and draws within RENDER_TIMEOUT, and
-its SVG is capped at RENDER_MAX_SVG_BYTES. The page may fetch nothing (its requests are intercepted
-and refused, its CSP allows no source, the browser's proxy is a closed port), Mermaid runs with
-`securityLevel: "strict"`, and labels are SVG text (no HTML in foreignObject), so the SVG rasterizes
-as it is drawn.
+holds one of MERMAID_PAGES slots (default 2), of which one client holds at most MERMAID_PAGES_PER_CLIENT
+(default 1; services/render/fair.py), waits for a slot and draws within RENDER_TIMEOUT, and its SVG is
+capped at RENDER_MAX_SVG_BYTES. The server stops a page whose renderer process uses more than
+RENDER_CPU_SECONDS of CPU in one render or more than RENDER_MEMORY_MB of memory. The page may fetch
+nothing (its requests are intercepted and refused, its CSP allows no source, the browser's proxy is a
+closed port), Mermaid runs with `securityLevel: "strict"`, and labels are SVG text (no HTML in
+foreignObject), so the SVG rasterizes as it is drawn.
 
 A host without Node, Chromium or `npm ci --prefix engines/mermaid` has no engine: `available()` is
 False, `missing()` says what lacks, and nothing is started.
@@ -32,11 +34,11 @@ from .diagnostics import clean_message
 from .engines import Engine, EngineMissing, native_limits, register
 from .errors import (
     DiagramSyntaxError,
-    RendererBusy,
     RendererFailed,
     RendererLimitExceeded,
     RendererTimeout,
 )
+from .fair import FairSlots
 from .process import Limits
 
 log = logging.getLogger(__name__)
@@ -64,10 +66,14 @@ class MermaidEngine:
         self.max_source_bytes = config.get("RENDER_MAX_SOURCE_BYTES") or 100_000
         self.max_edges = config.get("RENDER_MAX_GRAPH_EDGES") or 2000
         self.pages = max(1, int(config.get("MERMAID_PAGES") or 2))
+        self.pages_per_client = max(1, int(config.get("MERMAID_PAGES_PER_CLIENT") or 1))
+        # What one page's renderer process may use: CPU seconds in one render, resident memory.
+        self.cpu_seconds = config.get("RENDER_CPU_SECONDS") or 10
+        self.memory_mb = config.get("RENDER_MEMORY_MB") or 512
         self.directory = Path(config.get("MERMAID_ENGINE_DIR") or ENGINE_DIR)
         self.node = shutil.which("node")
         self.chromium = config.get("MERMAID_CHROMIUM") or _find_chromium()
-        self._slots = threading.BoundedSemaphore(self.pages)
+        self._slots = FairSlots(self.pages, self.pages_per_client)
         self._start_lock = threading.Lock()
         self._server = None
         self._failed_at = None
@@ -115,9 +121,7 @@ class MermaidEngine:
             raise RendererLimitExceeded()
         timeout = self.timeout if timeout is None else timeout
         ends = time.monotonic() + timeout  # waiting for a slot and drawing share the timeout
-        if not self._slots.acquire(timeout=timeout):
-            raise RendererBusy()
-        try:
+        with self._slots.hold(timeout):
             server = self._running(ends - time.monotonic())
             remaining = ends - time.monotonic()
             if remaining <= 0:
@@ -131,8 +135,6 @@ class MermaidEngine:
             finally:
                 with self._count_lock:
                     self._in_flight -= 1
-        finally:
-            self._slots.release()
         return self._result(source, answer)
 
     def stats(self):
@@ -212,7 +214,8 @@ class _Server:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "TMPDIR": workdir,
                "LANG": "C.UTF-8", "PUPPETEER_SKIP_DOWNLOAD": "1", "MERMAID_CHROMIUM": engine.chromium,
                "MERMAID_PAGES": str(engine.pages), "MERMAID_MAX_SVG_BYTES": str(engine.max_bytes),
-               "MERMAID_MAX_TEXT_SIZE": str(engine.max_source_bytes), "MERMAID_MAX_EDGES": str(engine.max_edges)}
+               "MERMAID_MAX_TEXT_SIZE": str(engine.max_source_bytes), "MERMAID_MAX_EDGES": str(engine.max_edges),
+               "MERMAID_CPU_SECONDS": str(engine.cpu_seconds), "MERMAID_MEMORY_MB": str(engine.memory_mb)}
         command = ENGINE_LIMITS.wrap([engine.node, f"--max-old-space-size={NODE_HEAP_MB}",
                                       str(engine.directory / "server.mjs")])
         try:
