@@ -13,6 +13,7 @@ PLAN_LIMIT = "403"
 OBJECT_DETAILS = {
     ("post", "/api/v1/projects", PLAN_LIMIT),
     ("post", "/api/v1/projects/{project_id}/diagrams", PLAN_LIMIT),
+    ("post", "/api/v1/projects/{project_id}/folders", PLAN_LIMIT),
     ("put", "/api/v1/diagrams/{diagram_id}", PLAN_LIMIT),
     ("post", "/api/v1/diagrams/{diagram_id}/duplicate", PLAN_LIMIT),
     ("post", "/api/v1/diagrams/{diagram_id}/revisions", PLAN_LIMIT),

@@ -238,12 +238,12 @@ def load_config(env, instance_path):
         "FREE_PLAN_MAX_DIAGRAMS": _optional_int(env, "FREE_PLAN_MAX_DIAGRAMS"),
         "FREE_PLAN_MAX_STORAGE_MB": _int(env, "FREE_PLAN_MAX_STORAGE_MB", 100),
         "FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM": _int(env, "FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM", 50),
+        "FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM": _int(env, "FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM", 20),
         # What one row costs the database (measured: docs/security.md), counted in the storage figure per
         # diagram, folder and revision on top of their content (core/quotas.py).
         "STORAGE_OVERHEAD_DIAGRAM_BYTES": _int(env, "STORAGE_OVERHEAD_DIAGRAM_BYTES", 600),
         "STORAGE_OVERHEAD_FOLDER_BYTES": _int(env, "STORAGE_OVERHEAD_FOLDER_BYTES", 250),
         "STORAGE_OVERHEAD_REVISION_BYTES": _int(env, "STORAGE_OVERHEAD_REVISION_BYTES", 500),
-        "FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM": _int(env, "FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM", 20),
         # Saves by one author within this many seconds of the newest unlabelled revision amend it.
         "REVISION_COALESCE_SECONDS": _int(env, "REVISION_COALESCE_SECONDS", 600),
         # OAuth
