@@ -14,13 +14,12 @@ for the extension's error handlers to answer through the loaders below (401, the
 import time
 from functools import wraps
 
-from flask import current_app, g, request
+from flask import current_app, g
 from flask_babel import gettext as _
-from flask_jwt_extended import verify_jwt_in_request
-from flask_jwt_extended.exceptions import NoAuthorizationError
 from werkzeug.local import LocalProxy
 
 from .core import access_tokens, audit, passwords
+from .core.credentials import access_token_claims, personal_token, personal_token_text, token_subject
 from .core.tokens import ACCESS_TOKEN, SIGN_IN_CLAIM, unix_seconds
 from .errors import AccountLocked, Forbidden, Unauthorized, app_error_response
 from .extensions import db, jwt
@@ -67,47 +66,6 @@ def _unbound_token(_header, _claims):
 
 # -- the request's token and user -------------------------------------------------------
 
-def _access_token():
-    """(claims, None) for a valid access token in the request, else (None, the exception refusing it).
-
-    Checked once per request. Any exception counts as a refusal: the extension raises its own and lets
-    PyJWT's through, and the view raises it again for the extension's handlers to answer.
-    """
-    if "access_token" not in g:
-        try:
-            checked = verify_jwt_in_request()
-        except Exception as refusal:
-            g.access_token = None, refusal
-        else:  # None for OPTIONS, whose credentials the extension never reads
-            g.access_token = (checked[1], None) if checked else (None, NoAuthorizationError("OPTIONS"))
-    return g.access_token
-
-
-def _personal_token_text():
-    """The request's bearer credential when it is a personal access token, else None."""
-    scheme, _space, value = request.headers.get("Authorization", "").partition(" ")
-    value = value.strip()
-    return value if scheme.lower() == "bearer" and access_tokens.looks_like_token(value) else None
-
-
-def _personal_token():
-    """(token, user) of the request's personal access token when it is valid, else None; looked up once."""
-    if "personal_token" not in g:
-        text = _personal_token_text()
-        g.personal_token = access_tokens.find(text) if text else None
-    return g.personal_token
-
-
-def token_subject():
-    """The user id of a valid access token in the request (rate-limit keys): without reading the database
-    for a signed-in session's token; a personal access token is looked up (once per request)."""
-    if _personal_token_text() is not None:
-        found = _personal_token()
-        return found[1].id if found else None
-    claims, _refusal = _access_token()
-    return claims["sub"] if claims else None
-
-
 def user_or_address():
     """A limit's key: per user when the request carries a valid access token, else per address (an invalid
     token is answered by the view, not by the key)."""
@@ -120,9 +78,9 @@ def authenticated_user(token_scope=None):
     token passes only where the route allows `token_scope` ("read" or "write"; None: never)."""
     if "current_user" in g:
         return g.current_user
-    if _personal_token_text() is not None:
+    if personal_token_text() is not None:
         return _personal_token_user(token_scope)
-    claims, refusal = _access_token()
+    claims, refusal = access_token_claims()
     if refusal is not None:
         raise refusal
     user = db.session.get(User, str(claims["sub"]))
@@ -137,7 +95,7 @@ def authenticated_user(token_scope=None):
 def _personal_token_user(token_scope):
     """The owner of the request's personal access token, once it may be used here with its scopes; the use
     spends the token's own rate limit (RATE_LIMIT_PERSONAL_TOKEN) and is recorded (at most once a minute)."""
-    found = _personal_token()
+    found = personal_token()
     if found is None:
         raise Unauthorized(_("Invalid, expired or revoked personal access token"))
     token, user = found
@@ -184,7 +142,7 @@ def admin_required(view):
 def signed_in_recently():
     """True when the request's access token comes from a sign-in less than RECENT_SIGN_IN_SECONDS ago
     (tokens without the claim, issued before it existed, are not recent)."""
-    claims, _refusal = _access_token()
+    claims, _refusal = access_token_claims()
     signed_in_at = (claims or {}).get(SIGN_IN_CLAIM)
     if not isinstance(signed_in_at, int):
         return False

@@ -12,15 +12,14 @@ import logging
 import math
 from contextlib import contextmanager
 
-from flask import current_app, g, request
+from flask import current_app, g
 from flask_babel import gettext as _
-from flask_jwt_extended import get_jwt_identity, verify_jwt_in_request
 
 from ..errors import BadRequest, GatewayTimeout, ServiceUnavailable, TooManyRequests, UpstreamError, ValidationFailed
 from ..ratelimit import budget_left, charge, client_address
 from ..services import render as renderers
 from ..services.render import raster
-from . import access_tokens
+from .credentials import token_subject
 
 log = logging.getLogger(__name__)
 
@@ -76,22 +75,11 @@ def client_keys():
 
 
 def _signed_in_user_id():
-    """The request's user id, read as auth.py reads it for the rate-limit keys, or None: the user the route
-    authenticated, else the owner of a valid personal access token, else the subject of a valid access
-    token. An invalid credential counts as none (a public route answers it as anonymous)."""
+    """The user the route authenticated, else the user a valid credential of the request names (read once
+    per request, as for the rate-limit keys), else None: an invalid credential counts as none (a public
+    route answers it as anonymous)."""
     user = g.get("current_user")
-    if user is not None:
-        return user.id
-    scheme, _space, value = request.headers.get("Authorization", "").partition(" ")
-    value = value.strip()
-    if scheme.lower() == "bearer" and access_tokens.looks_like_token(value):
-        found = access_tokens.find(value)
-        return found[1].id if found else None
-    try:
-        verify_jwt_in_request(optional=True)
-        return get_jwt_identity()
-    except Exception:  # noqa: BLE001 - any refusal of the token (expired, forged, garbage): anonymous
-        return None
+    return user.id if user is not None else token_subject()
 
 
 def check_render_budget():

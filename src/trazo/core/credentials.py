@@ -1,0 +1,51 @@
+"""The request's credentials, read once per request and shared by whoever needs them: the access token's
+claims (verified by flask-jwt-extended), a personal access token (`Bearer trz_...`, core/access_tokens.py)
+and the user id either names. auth.py turns them into the current user and its refusals; the rate-limit
+keys and the render fairness keys (core/rendering.py) read `token_subject` (docs/api.md, "Authentication
+and tokens")."""
+from flask import g, request
+from flask_jwt_extended import verify_jwt_in_request
+from flask_jwt_extended.exceptions import NoAuthorizationError
+
+from . import access_tokens
+
+
+def access_token_claims():
+    """(claims, None) for a valid access token in the request, else (None, the exception refusing it).
+
+    Checked once per request. Any exception counts as a refusal: the extension raises its own and lets
+    PyJWT's through, and the view raises it again for the extension's handlers to answer.
+    """
+    if "access_token" not in g:
+        try:
+            checked = verify_jwt_in_request()
+        except Exception as refusal:
+            g.access_token = None, refusal
+        else:  # None for OPTIONS, whose credentials the extension never reads
+            g.access_token = (checked[1], None) if checked else (None, NoAuthorizationError("OPTIONS"))
+    return g.access_token
+
+
+def personal_token_text():
+    """The request's bearer credential when it is a personal access token, else None."""
+    scheme, _space, value = request.headers.get("Authorization", "").partition(" ")
+    value = value.strip()
+    return value if scheme.lower() == "bearer" and access_tokens.looks_like_token(value) else None
+
+
+def personal_token():
+    """(token, user) of the request's personal access token when it is valid, else None; looked up once."""
+    if "personal_token" not in g:
+        text = personal_token_text()
+        g.personal_token = access_tokens.find(text) if text else None
+    return g.personal_token
+
+
+def token_subject():
+    """The user id of a valid access token in the request (rate-limit keys): without reading the database
+    for a signed-in session's token; a personal access token is looked up (once per request)."""
+    if personal_token_text() is not None:
+        found = personal_token()
+        return found[1].id if found else None
+    claims, _refusal = access_token_claims()
+    return claims["sub"] if claims else None
