@@ -14,7 +14,7 @@ ENGINE_STAMPS := $(NPM_ENGINES:%=engines/%/node_modules/.trazo-installed)
 ENGINE_WHEELS := $(VENV)/.engines-installed
 SYSTEM_TOOLS := dot:graphviz java:default-jre-headless node:nodejs npm:npm
 
-.PHONY: install engines engine-mermaid system-tools run test test-pg fuzz bench soak lint migrate migration openapi i18n clean
+.PHONY: install engines engine-mermaid system-tools run test test-pg fuzz corpus bench soak lint migrate migration openapi i18n clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-assets.txt setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -82,6 +82,11 @@ test-pg: install
 # Property-based fuzzing of every route from our OpenAPI document (schemathesis), bounded for CI.
 fuzz: install
 	$(BIN)/python -m pytest tests/fuzz -m fuzz -q $(PYTEST_ARGS)
+
+# The real diagrams of ../shared/corpus (or CORPUS_DIR) drawn one at a time through POST /diagrams/render, every
+# engine required; prints the table per type (docs/rendering.md, "Corpus"). Skips when there is no corpus.
+corpus: install
+	RENDER_ENGINES_REQUIRED=1 $(BIN)/python -m pytest tests/corpus -m corpus -q $(PYTEST_ARGS)
 
 # Load benchmarks against production gunicorn settings (PostgreSQL + Redis, and SQLite); needs wrk.
 bench: install
