@@ -165,6 +165,27 @@ def test_a_diagram_reaches_nothing_on_the_network(engine, httpserver):
     assert httpserver.log == []
 
 
+def test_zenuml_and_elk_draw_from_the_engine_s_own_files_and_reach_nothing(engine, httpserver):
+    httpserver.expect_request("/").respond_with_data("x")
+    url = httpserver.url_for("/")
+    refused = engine.stats()["blocked"]
+    # ZenUML's chunks are served to the page from memory when it first draws one: nothing is refused.
+    assert "Alice" in engine.render_svg("zenuml\n  title Demo\n  Alice->John: Hello John\n  John->Alice: hi")
+    assert "Start" in engine.render_svg("---\nconfig:\n  layout: elk\n---\nflowchart TD\n  Start --> Stop")
+    assert engine.stats()["blocked"] == refused
+    sources = [
+        f"zenuml\n  // ![x]({url}md.png) [a]({url}link) <img src='{url}c.png'>\n"
+        f"  \"<img src='{url}p.png'>\"->B: <img src='{url}m.png'>",
+        f'---\nconfig:\n  layout: elk\n---\nflowchart TD\n  A@{{ img: "{url}shape.png", label: "pic", w: 60, h: 60 }}'
+        "\n  A --> B",
+    ]
+    assert "<svg" in engine.render_svg(sources[0])  # ZenUML draws it all as text
+    with pytest.raises(DiagramSyntaxError):  # the image is refused to the page: it cannot be decoded
+        engine.render_svg(sources[1])
+    time.sleep(0.3)
+    assert httpserver.log == []
+
+
 def test_a_dead_engine_starts_again(engine):
     engine.render_svg("flowchart LR\n  a --> b")
     os.killpg(engine._server.process.pid, signal.SIGKILL)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what the Mermaid engine needs when this machine allows it: Debian's Chromium and the
 # Liberation fonts (Chromium draws Mermaid's "arial" with Liberation Sans, and the PNG rasterizer must
-# find the same font), then the pinned npm packages (mermaid, puppeteer-core; no browser download).
+# find the same font), then the pinned npm packages (mermaid, its external ZenUML diagram
+# @mermaid-js/mermaid-zenuml, puppeteer-core; no browser download).
 # It never fails: a machine without them runs and tests without the engine (it says what it lacks).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

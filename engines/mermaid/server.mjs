@@ -6,7 +6,8 @@
 // and random generator are reset before each) and is replaced at once after an error, a timeout or a
 // crash, by a fresh page built while nobody waits for it.
 //
-// Protocol: JSON lines. On start the server prints {"ready": true, "mermaid": "...", "browser": "..."}
+// Protocol: JSON lines. On start the server prints
+// {"ready": true, "mermaid": "...", "externals": {"zenuml": "..."}, "browser": "..."}
 // (or {"ready": false, "message": "..."} and exits). Then each request on stdin
 //   {"id": 1, "source": "graph TD; a-->b", "theme": "default", "timeout_ms": 10000}
 // gets one answer on stdout, in any order:
@@ -51,13 +52,51 @@ const THEMES = new Set(["default", "dark", "neutral", "forest", "base"]);
 const ORIGIN = "http://mermaid.invalid";
 const PAGE_URL = `${ORIGIN}/`;
 const SCRIPT_URL = `${ORIGIN}/mermaid.min.js`;
+const EXTERNALS_URL = `${ORIGIN}/externals/`;
 const MERMAID_JS = readFileSync(join(HERE, "node_modules/mermaid/dist/mermaid.min.js"));
 const MERMAID_VERSION = JSON.parse(readFileSync(join(HERE, "node_modules/mermaid/package.json"), "utf8")).version;
-const CSP = "default-src 'none'; script-src " + SCRIPT_URL + " 'unsafe-inline'; style-src 'unsafe-inline'; " +
-  "img-src data:; font-src data:; connect-src 'none'; frame-src 'none'; form-action 'none'; base-uri 'none'";
+
+// Mermaid's external diagrams, registered in every page from the pinned npm packages. Each one's
+// self-contained ES module build (an entry and the chunks it imports by relative paths) is read into
+// memory here, at start, and served to the page under EXTERNALS_URL by the request interception, like
+// the page and mermaid.min.js; the page asks for a diagram's larger chunks the first time it draws one.
+// A package that is not installed is left out: Mermaid draws without it. (ELK needs no external:
+// Mermaid 12 bundles it, and it is the default layout.)
+const EXTERNAL_DIAGRAMS = [
+  { name: "zenuml", package: "@mermaid-js/mermaid-zenuml", entry: "mermaid-zenuml.esm.min.mjs",
+    chunks: "chunks/mermaid-zenuml.esm.min" },
+];
+const EXTERNAL_FILES = new Map(); // URL -> module text
+const EXTERNALS = {};             // name -> package version, for the ready line
+const EXTERNAL_ENTRIES = [];
+for (const external of EXTERNAL_DIAGRAMS) {
+  const dist = join(HERE, "node_modules", external.package, "dist");
+  const base = `${EXTERNALS_URL}${external.name}/`;
+  try {
+    const version = JSON.parse(readFileSync(join(dist, "..", "package.json"), "utf8")).version;
+    const files = [[base + external.entry, readFileSync(join(dist, external.entry))]];
+    for (const file of readdirSync(join(dist, external.chunks))) {
+      if (file.endsWith(".mjs")) files.push([`${base}${external.chunks}/${file}`, readFileSync(join(dist, external.chunks, file))]);
+    }
+    for (const [url, body] of files) EXTERNAL_FILES.set(url, body);
+    EXTERNAL_ENTRIES.push(base + external.entry);
+    EXTERNALS[external.name] = version;
+  } catch {
+    log(`${external.package} is not installed (npm ci --prefix ${HERE}): Mermaid draws no ${external.name}`);
+  }
+}
+const CSP = "default-src 'none'; script-src " + SCRIPT_URL + " " + EXTERNALS_URL + " 'unsafe-inline'; " +
+  "style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'; frame-src 'none'; " +
+  "form-action 'none'; base-uri 'none'";
+// A module script registers the externals (lazily: only their detectors until a diagram needs one);
+// newPage waits for window.externalsRegistered.
+const REGISTER_SCRIPT = EXTERNAL_ENTRIES.map((url, index) => `import external${index} from ${JSON.stringify(url)};`)
+  .join("\n") + `\nwindow.externalsRegistered = window.mermaid.registerExternalDiagrams([${
+  EXTERNAL_ENTRIES.map((_url, index) => `external${index}`).join(", ")}]).then(() => true);`;
 const PAGE_HTML = `<!doctype html><html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
-<script src="${SCRIPT_URL}"></script></head><body><div id="host"></div></body></html>`;
+<script src="${SCRIPT_URL}"></script>
+<script type="module">${REGISTER_SCRIPT}</script></head><body><div id="host"></div></body></html>`;
 
 function log(message) {
   process.stderr.write(`mermaid-engine: ${message}\n`);
@@ -81,6 +120,7 @@ let blocked = 0;          // requests of pages refused (anything but the page an
 let renders = 0;
 let stopped = 0;          // renderer processes killed by the watchdog
 let browserSession = null;
+let warnedExternals = false;
 const renderers = new Map(); // pid -> {start, last}: CPU seconds when its busy stretch began, at the last look
 const others = new Set();    // pids that are not this browser's renderers
 
@@ -192,6 +232,8 @@ async function newPage() {
       request.respond({ status: 200, contentType: "text/html; charset=utf-8", body: PAGE_HTML });
     } else if (url === SCRIPT_URL) {
       request.respond({ status: 200, contentType: "text/javascript; charset=utf-8", body: MERMAID_JS });
+    } else if (EXTERNAL_FILES.has(url)) {
+      request.respond({ status: 200, contentType: "text/javascript; charset=utf-8", body: EXTERNAL_FILES.get(url) });
     } else {
       blocked += 1;
       request.abort("blockedbyclient");
@@ -211,6 +253,11 @@ async function newPage() {
   await page.goto(PAGE_URL, { waitUntil: "load", timeout: 30000 });
   const ok = await page.evaluate(() => typeof window.mermaid === "object");
   if (!ok) throw new Error("mermaid did not load in the page");
+  if (EXTERNAL_ENTRIES.length && !(await page.evaluate(() => window.externalsRegistered).catch(() => false))
+      && !warnedExternals) {
+    warnedExternals = true;
+    log("the external diagrams did not register: Mermaid draws without them");
+  }
   return page;
 }
 
@@ -292,6 +339,12 @@ async function draw(source, theme, settings) {
         if (!value) continue;
         if ((name === "fill" || name === "stroke") && /^rgba\([^)]*,\s*0\)$/.test(value)) value = "none";
         if (name === "opacity" && value === "1") continue;
+        // A text in Helvetica or Arial (ZenUML's own style names Helvetica) is laid out here with
+        // Liberation Sans, their metric twin: say so, for a rasterizer that does not alias them.
+        if (name === "font-family" && /^\s*["']?(helvetica|arial)["']?\s*(,|$)/i.test(value)
+            && !/liberation sans/i.test(value)) {
+          value = value.replace(/^([^,]*)/, '$1, "Liberation Sans"');
+        }
         parts.push(`${name}:${value}`);
       }
       if (computed.display === "none") parts.push("display:none");
@@ -426,7 +479,7 @@ async function main() {
     await stop(2);
     return;
   }
-  send({ ready: true, mermaid: MERMAID_VERSION, browser: await browser.version() });
+  send({ ready: true, mermaid: MERMAID_VERSION, externals: EXTERNALS, browser: await browser.version() });
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on("line", (line) => {
     let request;

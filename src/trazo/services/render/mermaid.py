@@ -232,8 +232,9 @@ class _Server:
             reason = (server.hello or {}).get("message") or server.why_dead() or "it did not answer in time"
             server.stop()
             raise RendererFailed(f"the Mermaid engine did not start: {clean_message(reason)}")
-        log.info("Mermaid engine started: mermaid %s, %s, %d pages", server.hello.get("mermaid"),
-                 server.hello.get("browser"), engine.pages)
+        externals = ", ".join(f"{name} {version}" for name, version in (server.hello.get("externals") or {}).items())
+        log.info("Mermaid engine started: mermaid %s (externals: %s), %s, %d pages", server.hello.get("mermaid"),
+                 externals or "none", server.hello.get("browser"), engine.pages)
         atexit.register(server.stop)  # whoever made the engine: its browser stops with this process
         return server
 
