@@ -27,7 +27,7 @@ THEMES = {"light": "default", "dark": "dark"}
 MERMAID_TYPES = frozenset({"mermaid", "flowchart"})
 # What the render route and the stored types call differently.
 IMAGE_TYPES = {"flowchart": "mermaid", FREEHAND: "excalidraw"}
-SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 MAX_AGE_SECONDS = 60
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from ...helpers import error_detail
 
-POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 SVG = "{http://www.w3.org/2000/svg}"
 XHTML = "{http://www.w3.org/1999/xhtml}"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"

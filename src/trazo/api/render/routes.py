@@ -13,7 +13,7 @@ blp = Blueprint("render", __name__, description="Diagram rendering (public)", pe
 
 # The SVG is sanitized already; should anything slip through, a browser opening it still runs and
 # fetches nothing.
-SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 
 # At start-up (the blueprint registered on an app), one log line per local engine: installed or missing.
 blp.record_once(lambda state: renderers.log_engines(state.app.config))

@@ -11,8 +11,9 @@ from ...metrics import render_cache_hit, render_cache_miss
 
 log = logging.getLogger(__name__)
 
-# v2: entries are sanitized SVG; older ones (raw renderer output) are never read.
-REDIS_PREFIX = "trazo-render:v2:"
+# v2: entries are sanitized SVG; older ones (raw renderer output) are never read. v3: the sanitizer keeps
+# data: fonts, SVG pictures and http(s)/mailto links, which v2 entries lack.
+REDIS_PREFIX = "trazo-render:v3:"
 REDIS_TTL_SECONDS = 24 * 3600
 REDIS_SOCKET_TIMEOUT = 0.5
 MAX_MEMORY_BYTES = 32 * 1024 * 1024

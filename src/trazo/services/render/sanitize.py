@@ -1,13 +1,26 @@
 """Make a rendered SVG inert before it leaves the service, whatever backend drew it.
 
-A diagram source can carry links (Graphviz `URL=`, PlantUML `[[...]]`) and a renderer may embed
-scripts, event handlers or references to other hosts; a browser that opens or inlines the SVG would
-run or fetch them. The SVG is parsed (no DTD entities), and rebuilt from what is known to be inert:
-no scripts or event attributes, links only to `#fragments` or `data:image/...`, CSS without `@import`
-or `url(...)` to anything but a fragment (in style sheets, `style` and every other attribute, read with
-escapes decoded and comments removed), and XHTML only inside `<foreignObject>` (labels). docs/security.md.
+A diagram source can carry links (Graphviz `URL=`, PlantUML `[[...]]`, Mermaid `click ... href`, D2 `link:`)
+and a renderer may embed scripts, event handlers or references to other hosts; a browser that opens or
+inlines the SVG would run or fetch them. The SVG is parsed (no DTD entities), and rebuilt from what is
+known to be inert (docs/security.md, "Every SVG we return"; docs/rendering.md, "SVG sanitising"):
+- no scripts, event attributes, or animations that set links, handlers or styles; XHTML only inside
+  `<foreignObject>` (labels); elements of other namespaces (editors' metadata) dropped;
+- links (`<a href|xlink:href>`) only to `#fragments`, `http(s):` or `mailto:`, read as a browser reads
+  them (tabs and line breaks inside, spaces and control characters around, any case); a link that opens a
+  new tab gets `rel="noopener noreferrer"`, any other target is dropped;
+- pictures (`<image>`, `<img>`, `<feImage>`) only from `data:` URLs: raster ones as they are, SVG ones
+  decoded (base64, percent-encoded or plain), cleaned by this same sanitizer and re-encoded as base64, at
+  most MAX_NESTING deep and MAX_EMBEDDED_SVG_BYTES in all per drawing; anything else referenced only as a
+  `#fragment` or a raster `data:` URL;
+- CSS (style sheets, `style` and every other attribute) through services/render/sanitize_css.py: no
+  `@import`, no `url(...)` but fragments, raster pictures and, in `@font-face` `src`, `data:` fonts.
 """
+import base64
+import binascii
 import re
+from dataclasses import dataclass
+from urllib.parse import unquote_to_bytes
 from xml.etree.ElementTree import ParseError
 from xml.sax.saxutils import escape, quoteattr
 
@@ -15,12 +28,17 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
 from .errors import RendererFailed
+from .sanitize_css import clean_css, css_is_safe, internal
 
 SVG = "http://www.w3.org/2000/svg"
 XHTML = "http://www.w3.org/1999/xhtml"
 XLINK = "http://www.w3.org/1999/xlink"
 XML = "http://www.w3.org/XML/1998/namespace"
 MAX_DEPTH = 200
+# An SVG picture inside a drawing (PlantUML's sub-diagrams) may hold pictures too, this many levels down;
+# the SVG pictures of one drawing, decoded, hold at most this many bytes together (the rest are dropped).
+MAX_NESTING = 3
+MAX_EMBEDDED_SVG_BYTES = 4 * 1024 * 1024
 
 _DROPPED = frozenset({
     "script", "handler", "listener", "iframe", "frame", "frameset", "object", "embed", "applet", "base",
@@ -33,29 +51,36 @@ _URL_ATTRIBUTES = frozenset({
     "longdesc", "lowsrc", "ping", "manifest", "dynsrc",
 })
 _XHTML_VOID = frozenset({"area", "br", "col", "hr", "img", "wbr"})
-_SAFE_DATA_URL = re.compile(r"data:image/(?:png|jpe?g|gif|webp|bmp)[;,]")
+_PICTURES = frozenset({"image", "img", "feimage"})
+_LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+# What a browser's URL parser ignores: C0 controls and spaces around a URL, tabs and line breaks anywhere.
+_URL_EDGES = "".join(map(chr, range(0x21)))
+_URL_NOISE = re.compile(r"[\t\n\r]")
+_SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.\-]*):")
+_SVG_DATA = "data:image/svg+xml"
 
-# CSS, one declaration block or style sheet at a time (never the whole document).
-# Neither repeat can run past the next start of another match, so both stay linear on hostile CSS
-# ("url(url(url(..." or "@import@import..."); what they leave unmatched empties the style sheet below.
-_CSS_IMPORT = re.compile(r"@import\b[^;@]*;?", re.IGNORECASE)
-_CSS_URL = re.compile(r"url\(([^()]*)\)", re.IGNORECASE)
-_CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})\s?|(.))", re.DOTALL)
-_CSS_FORBIDDEN = ("@import", "expression(", "image-set(", "javascript:")
-# Every forbidden word holds one of these, and so does every way of hiding one (an escape, a comment).
-_CSS_MARKS = ("\\", "/*", "(", ":", "@")
+
+@dataclass
+class _Drawing:
+    """What one clean_svg call shares with the SVG pictures nested in it."""
+    level: int = 0  # 0 for the drawing, n for a picture n levels down
+    budget: list = None  # [decoded bytes SVG pictures may still take], shared by every level
 
 
 def clean_svg(text):
     """The SVG `text` with everything active or external removed; RendererFailed when it is no SVG."""
+    return _clean(text.encode("utf-8"), _Drawing(0, [MAX_EMBEDDED_SVG_BYTES]))
+
+
+def _clean(data, drawing):
     try:
-        root = fromstring(text.encode("utf-8"), forbid_dtd=False, forbid_entities=True, forbid_external=True)
+        root = fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
     except (ParseError, DefusedXmlException) as exc:
         raise RendererFailed(f"the renderer answered an SVG that does not parse: {type(exc).__name__}") from exc
     if _split(root.tag) not in ((SVG, "svg"), (None, "svg")):
         raise RendererFailed("the renderer answered something other than an SVG")
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n']
-    _write(root, out, SVG, depth=0, in_foreign=False, extra=f' xmlns="{SVG}" xmlns:xlink="{XLINK}"')
+    _write(root, out, SVG, drawing, depth=0, in_foreign=False, extra=f' xmlns="{SVG}" xmlns:xlink="{XLINK}"')
     return "".join(out)
 
 
@@ -66,7 +91,7 @@ def _split(tag):
     return None, tag
 
 
-def _write(element, out, parent_namespace, depth, in_foreign, extra=""):
+def _write(element, out, parent_namespace, drawing, depth, in_foreign, extra=""):
     if depth > MAX_DEPTH:
         raise RendererFailed("the renderer answered an SVG nested too deeply")
     namespace, local = _split(element.tag)
@@ -77,88 +102,95 @@ def _write(element, out, parent_namespace, depth, in_foreign, extra=""):
         return
     if namespace != parent_namespace:
         extra += f' xmlns="{namespace}"'
-    attributes = "".join(f" {key}={quoteattr(value)}" for key, value in _attributes(element))
+    attributes = "".join(f" {key}={quoteattr(value)}" for key, value in _attributes(element, name, drawing))
     out.append(f"<{local}{extra}{attributes}")
-    text = _clean_css(element.text or "") if name == "style" else element.text
+    text = clean_css(element.text or "", sheet=True) if name == "style" else element.text
     children = [] if name == "style" else list(element)
     if not text and not children and (namespace == SVG or name in _XHTML_VOID):
         out.append("/>")
     else:
         out.append(">" + escape(text or ""))
         for child in children:
-            _write(child, out, namespace, depth + 1, in_foreign or name == "foreignobject")
+            _write(child, out, namespace, drawing, depth + 1, in_foreign or name == "foreignobject")
             out.append(escape(child.tail or ""))
         out.append(f"</{local}>")
 
 
-def _attributes(element):
-    """(name, value) of the attributes worth keeping."""
+def _attributes(element, name, drawing):
+    """(name, value) of the attributes worth keeping of `element` (whose lowercase local name is `name`)."""
+    linked = False
     for key, value in element.attrib.items():
         namespace, local = _split(key)
-        name = local.lower()
-        if name.startswith("on"):
-            continue
-        if namespace == XLINK and name in ("href", "title"):
+        attribute = local.lower()
+        if attribute.startswith("on") or (name == "a" and attribute in ("target", "rel")):
+            continue  # a link's target and rel are decided below
+        if namespace == XLINK and attribute in ("href", "title"):
             local = "xlink:" + local
-        elif namespace == XML and name in ("space", "lang"):
+        elif namespace == XML and attribute in ("space", "lang"):
             local = "xml:" + local
         elif namespace is not None:
             continue
-        if name in _URL_ATTRIBUTES and not _internal(value):
-            continue
-        if name == "style":
-            value = _clean_css(value)
-        elif not _css_is_safe(value):  # presentation attributes are CSS: fill="u\\72l(...)" is a url()
+        if attribute in _URL_ATTRIBUTES:
+            value = _reference(name, attribute, value, drawing)
+            if value is None:
+                continue
+            linked = linked or (name == "a" and attribute == "href")
+        if attribute == "style":
+            value = clean_css(value)
+        elif not css_is_safe(value):  # presentation attributes are CSS: fill="u\\72l(...)" is a url()
             continue
         yield local, value
+    if linked and element.get("target", "").strip().lower() == "_blank":
+        yield "target", "_blank"
+        yield "rel", "noopener noreferrer"  # the page it opens gets no handle on this one
+
+
+def _reference(name, attribute, value, drawing):
+    """The value to keep of URL attribute `attribute` of a `name` element, or None to drop it."""
+    if name == "a" and attribute == "href":
+        return _link(value)
+    if name in _PICTURES and attribute in ("href", "src"):
+        return _picture(value, drawing)
+    return value if internal(value) else None
+
+
+def _link(url):
+    """`url` as a browser reads it, when it is a #fragment, http(s): or mailto: link; else None."""
+    url = _URL_NOISE.sub("", url.strip(_URL_EDGES))
+    scheme = _SCHEME.match(url)
+    if url.startswith("#") or (scheme and scheme.group(1).lower() in _LINK_SCHEMES):
+        return url
+    return None
+
+
+def _picture(url, drawing):
+    """A picture's reference to keep: a fragment or a raster data: URL as it is, an SVG data: URL cleaned
+    and re-encoded; None for anything else (another host, a file, a relative path, a broken picture)."""
+    if internal(url):
+        return url
+    url = url.strip(_URL_EDGES)
+    header, comma, payload = url.partition(",")
+    parameters = "".join(header.split()).lower().split(";")
+    if not comma or parameters[0] != _SVG_DATA or drawing.level >= MAX_NESTING:
+        return None
+    try:
+        data = unquote_to_bytes(payload)
+        if "base64" in parameters[1:]:
+            data = b"".join(data.split())
+            data = base64.b64decode(data + b"=" * (-len(data) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if len(data) > drawing.budget[0]:
+        return None
+    drawing.budget[0] -= len(data)
+    try:
+        svg = _clean(data, _Drawing(drawing.level + 1, drawing.budget))
+    except RendererFailed:
+        return None
+    return f"{_SVG_DATA};base64,{base64.b64encode(svg.encode('utf-8')).decode('ascii')}"
 
 
 def _animates_unsafe(element):
     """An animation that would set a link or an event handler (`<set attributeName="href" to=...>`)."""
     target = _split(element.get("attributeName", ""))[1].rpartition(":")[2].strip().lower()
     return target in _URL_ATTRIBUTES or target.startswith("on") or target == "style"
-
-
-def _internal(url):
-    """A reference to this document or an inline image: nothing is fetched or run."""
-    compact = "".join(url.split()).strip("'\"").lower()
-    return compact.startswith("#") or bool(_SAFE_DATA_URL.match(compact))
-
-
-def _clean_css(css):
-    """CSS without imports or external url(...) references; nothing at all when escapes or comments hide one."""
-    cleaned = _CSS_IMPORT.sub("", css)
-    cleaned = _CSS_URL.sub(lambda match: match.group(0) if _internal(match.group(1)) else "none", cleaned)
-    return cleaned if _css_is_safe(cleaned) else ""
-
-
-def _css_is_safe(css):
-    """Whether `css` (a style sheet, a declaration block or an attribute's value) fetches or runs nothing,
-    read as a browser might: escapes decoded (`u\\72l(`, `url\\28`), comments removed (`u/**/rl(`), any case.
-    The XML parser has already decoded character references (`&#92;`)."""
-    if not any(mark in css for mark in _CSS_MARKS):
-        return True  # no escape, comment, function, scheme or at-rule: nothing to hide a reference in
-    view = _without_comments(_CSS_ESCAPE.sub(_unescape, _without_comments(css))).lower()
-    urls = [match.group(1) for match in _CSS_URL.finditer(view)]
-    return not (any(word in view for word in _CSS_FORBIDDEN) or len(urls) != view.count("url(")
-                or any(not _internal(url) for url in urls))
-
-
-def _without_comments(css):
-    """`css` without its /* comments */ (an unclosed one runs to the end); a linear scan."""
-    parts, start = [], 0
-    while (opening := css.find("/*", start)) != -1:
-        parts.append(css[start:opening])
-        closing = css.find("*/", opening + 2)
-        if closing == -1:
-            return "".join(parts)
-        start = closing + 2
-    parts.append(css[start:])
-    return "".join(parts)
-
-
-def _unescape(match):
-    if match.group(1):
-        code = int(match.group(1), 16)
-        return chr(code) if 0 < code <= 0x10FFFF else "\ufffd"
-    return match.group(2)
