@@ -13,6 +13,9 @@ NPM_ENGINES := dbml plantuml
 ENGINE_STAMPS := $(NPM_ENGINES:%=engines/%/node_modules/.trazo-installed)
 ENGINE_WHEELS := $(VENV)/.engines-installed
 SYSTEM_TOOLS := dot:graphviz java:default-jre-headless node:nodejs npm:npm
+# The fonts the PNG image links draw text with (services/render/fonts.py): a file of each package.
+SYSTEM_FONTS := /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf:fonts-liberation \
+	/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
 
 .PHONY: install engines engine-mermaid system-tools run test test-pg fuzz corpus bench soak lint migrate migration openapi i18n clean
 
@@ -64,6 +67,7 @@ run: install
 # this machine allows it (root with apt-get); otherwise one line says what the local backend will lack.
 system-tools:
 	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
+	for font in $(SYSTEM_FONTS); do [ -e "$${font%%:*}" ] || missing="$$missing $${font#*:}"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "engines: installing$$missing (Debian packages)"; \
 		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq \

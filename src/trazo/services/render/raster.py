@@ -1,7 +1,8 @@
 """SVG to PNG with resvg (the binary of the pinned `resvg-cli` wheel), run like every render tool: a child
 process under the render limits (CPU, memory, output), in an empty directory, with a bare environment.
 resvg never fetches URLs; relative references resolve in that empty directory, and the SVGs it gets are
-sanitized already.
+sanitized already. Its text is drawn with the fonts services/render/fonts.py points it at (the engines name
+fonts this host lacks, and resvg reads no fontconfig alias).
 
 What a PNG may cost (docs/image-links.md, "PNG"; docs/security.md, "PNG budget"):
 - finished PNGs are kept in a small in-process cache keyed by the caller's key (the image's ETag);
@@ -24,7 +25,7 @@ import time
 from collections import OrderedDict
 
 from ...metrics import png_rasterized
-from . import canvas
+from . import canvas, fonts
 from .cache import LruCache
 from .engines import bare_environment, native_limits
 from .errors import ImageTooLarge, RendererFailed, RendererLimitExceeded, RendererTimeout
@@ -143,9 +144,13 @@ def _rasterize(svg, config, before, after):
 
 
 def _run(binary, svg, timeout, workdir, config):
+    """resvg on `svg`, with the fonts its text names (services/render/fonts.py); only files in the empty
+    `workdir` (the embedded fonts written there) and the font folders are read."""
+    command = [binary, "--resources-dir", workdir, *fonts.resvg_options(), *fonts.embedded_options(svg, workdir),
+               "-", "-c"]
     try:
-        return run_capped([binary, "--resources-dir", workdir, "-", "-c"], svg.encode("utf-8"), timeout,
-                          MAX_PNG_BYTES, bare_environment(workdir), workdir, native_limits(config))
+        return run_capped(command, svg.encode("utf-8"), timeout, MAX_PNG_BYTES, bare_environment(workdir), workdir,
+                          native_limits(config))
     except RendererTimeout:
         png_rasterized("failed")
         raise
