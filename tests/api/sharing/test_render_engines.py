@@ -82,11 +82,12 @@ def test_a_syntax_error_names_its_line(client, kind):
 
 
 def test_plantuml_runs_in_its_sandbox(client, tmp_path):
+    """The include of a file is refused (tests/api/sharing/test_render_plantuml_includes.py has the rest)."""
     require("plantuml")
     secret = tmp_path / "secret.puml"
     secret.write_text("Alice -> Bob: TOPSECRET\n")
     detail = error_detail(_render(client, f"@startuml\n!include {secret}\n@enduml\n", "plantuml"), 400)
-    assert detail.startswith("Syntax error on line 2: ") and "TOPSECRET" not in detail
+    assert detail.startswith(f"Line 2 includes {secret}, which this server cannot read") and "TOPSECRET" not in detail
 
 
 # -- D2: no imports, no icons -------------------------------------------------------------------

@@ -4,7 +4,7 @@ RENDER_BACKEND, with identical renders served from a cache. Every SVG is sanitiz
 cached, so nothing else hands out a renderer's raw output."""
 import logging
 
-from . import cache, d2, dbml, engines, mermaid  # noqa: F401  (d2, dbml and mermaid register their engines)
+from . import cache, d2, dbml, engines, mermaid, plantuml  # noqa: F401  (d2, dbml, mermaid, plantuml register engines)
 from .auto import AutoRenderer
 from .base import MAX_SVG_BYTES, NEEDS_KROKI, NO_ENGINE, READS_FILES_OR_NETWORK, Renderer
 from .errors import (
@@ -15,6 +15,7 @@ from .errors import (
     RendererLimitExceeded,
     RenderError,
     RendererTimeout,
+    UnreadableInclude,
 )
 from .fair import current_client, for_client, metered
 from .graph_size import count_edges
@@ -27,7 +28,7 @@ BACKENDS = ("auto", "kroki", "local")
 __all__ = ["BACKENDS", "NEEDS_KROKI", "NO_ENGINE", "READS_FILES_OR_NETWORK", "DiagramSyntaxError", "ImageTooLarge",
            "RenderError", "Renderer", "RendererBusy", "RendererFailed", "RendererLimitExceeded", "RendererTimeout",
            "configured_renderer", "count_edges", "current_client", "for_client", "log_engines", "metered",
-           "render_cached"]
+           "render_cached", "UnreadableInclude"]
 
 log = logging.getLogger(__name__)
 

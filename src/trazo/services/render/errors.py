@@ -14,6 +14,16 @@ class DiagramSyntaxError(RenderError):
         self.line = line
 
 
+class UnreadableInclude(DiagramSyntaxError):
+    """The source includes a URL or a file the engine may not read while drawing (PlantUML's `!include`,
+    `!import`, `!theme ... from` of anything but its bundled libraries: services/render/plantuml.py);
+    `target` is what the directive names, `line` its 1-based line when known."""
+
+    def __init__(self, target, line=None):
+        super().__init__(f"cannot include {target}", line)
+        self.target = target
+
+
 class RendererFailed(RenderError):
     """The renderer (Kroki or a local tool) failed for a reason other than the source."""
 

@@ -76,8 +76,8 @@ class LocalRenderer:
         engine, command, limits = self.tools[diagram_type]
         engine.check_source(source)
         if engine.render is not None:
-            return engine.render(self.config, source, self.timeout)
-        data = source.encode("utf-8")
+            return engine.render(self.config, engine.prepare(source), self.timeout)
+        data = engine.prepare(source).encode("utf-8")
         ends = time.monotonic() + self.timeout  # waiting for a slot and running share RENDER_TIMEOUT
         SLOTS.resize(self.config.get("RENDER_SLOTS") or 6, self.config.get("RENDER_SLOTS_PER_CLIENT") or 2)
         with SLOTS.hold(self.timeout), tempfile.TemporaryDirectory(prefix="trazo-render-") as workdir:
