@@ -216,6 +216,9 @@ def load_config(env, instance_path):
         "RENDER_PNG_SLOTS_PER_CLIENT": _int(env, "RENDER_PNG_SLOTS_PER_CLIENT", 1),
         # Pixels a PNG may need (its canvas, or the regions its filters fill); 4096 x 4096.
         "RENDER_MAX_PNG_PIXELS": _int(env, "RENDER_MAX_PNG_PIXELS", 16_777_216),
+        # Hosts D2 icon URLs may reach although their address is not public ("host" or "host:port";
+        # docs/rendering.md, "Icons"); every other private, loopback or link-local address is refused.
+        "RENDER_ICON_ALLOWED_PRIVATE_HOSTS": _list(env.get("RENDER_ICON_ALLOWED_PRIVATE_HOSTS")),
         # An export with images draws until this deadline, and at most this many images the cache lacks.
         "EXPORT_IMAGES_SECONDS": _int(env, "EXPORT_IMAGES_SECONDS", 60),
         "EXPORT_IMAGE_RENDERS": _int(env, "EXPORT_IMAGE_RENDERS", 50),

@@ -77,7 +77,7 @@ def cors_options(config):
         "methods": ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         "allow_headers": ["Authorization", "Content-Type", "Accept", "Accept-Language", "X-Share-Access",
                           "sentry-trace", "baggage", "X-Request-ID"],
-        "expose_headers": ["Content-Disposition", "Retry-After", "X-Request-ID"],
+        "expose_headers": ["Content-Disposition", "Retry-After", "X-Request-ID", "X-Render-Warnings"],
         "max_age": 600,
     }
 

@@ -17,7 +17,7 @@ from werkzeug.http import parse_etags
 
 from ..errors import AppError, ServiceUnavailable
 from ..services import render as renderers
-from ..services.render import raster
+from ..services.render import notices, raster
 from .diagram_types import FREEHAND
 from .rendering import rasterize, render
 from .revalidations import recent_etags
@@ -81,7 +81,12 @@ def image_response(image, if_none_match, public, revalidation_key=None):
     held = parse_etags(if_none_match) if if_none_match else None
     if held is not None and (held.star_tag or held.contains_weak(etag.strip('"'))):
         return Response(status=304, headers=headers)
-    svg = render(image.kind, image.source)
+    with notices.collecting() as left_out:
+        svg = render(image.kind, image.source)
+    if left_out:  # drawn without a D2 icon it could not fetch: never kept nor revalidated as the image
+        headers = {**headers, "Cache-Control": "no-store"}
+        del headers["ETag"]
+        etag = None
     if image.fmt == "svg":
         return Response(svg, mimetype=FORMATS["svg"], headers=headers)
     if not raster.available():

@@ -7,6 +7,7 @@ no client holds more than its share of a worker's engine slots, Mermaid pages an
 (services/render/fair.py), and a drawing the cache cannot answer is paid from the client's budget of
 render-seconds, RATE_LIMIT_RENDER_SECONDS: refused (429) before it starts when nothing is left, charged
 after with the seconds it held (docs/rendering.md, "Limits"; docs/security.md, "Render fairness").
+No pooled database connection is held while a drawing runs.
 """
 import logging
 import math
@@ -16,6 +17,7 @@ from flask import current_app, g
 from flask_babel import gettext as _
 
 from ..errors import BadRequest, GatewayTimeout, ServiceUnavailable, TooManyRequests, UpstreamError, ValidationFailed
+from ..extensions import db
 from ..ratelimit import budget_left, charge, client_address
 from ..services import render as renderers
 from ..services.render import raster
@@ -47,7 +49,11 @@ def render(diagram_type, source, before_render=None):
         raise BadRequest(_("Unsupported diagram type '%(type)s'. Supported types: %(types)s",
                            type=diagram_type, types=", ".join(sorted(supported))))
     _check_size(kind, source, config)
-    with renderers.for_client(client_keys()), render_failures(renderer.name, kind):
+    keys = client_keys()  # may read a personal access token: before the pooled connection is given back
+    # Drawing may take RENDER_TIMEOUT (an engine, Kroki, D2's icon fetches): no pooled connection is held
+    # meanwhile. Nothing is pending here; rows already loaded stay readable.
+    db.session.close()
+    with renderers.for_client(keys), render_failures(renderer.name, kind):
         if before_render is not None:
             return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), before_render)
         return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), check_render_budget,

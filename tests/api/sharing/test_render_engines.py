@@ -90,7 +90,7 @@ def test_plantuml_runs_in_its_sandbox(client, tmp_path):
     assert detail.startswith(f"Line 2 includes {secret}, which this server cannot read") and "TOPSECRET" not in detail
 
 
-# -- D2: no imports, no icons -------------------------------------------------------------------
+# -- D2: no imports, no icons from files (tests/api/sharing/test_render_d2_icons.py: URL icons) ------
 
 @pytest.mark.parametrize("source", [
     "a -> b\nx: @{path}\n",
@@ -109,15 +109,20 @@ def test_d2_refuses_imports(client, tmp_path, source):
 
 @pytest.mark.parametrize("source", [
     "a -> b\na.icon: /etc/passwd\n",
-    "a -> b\na: {shape: image; icon: https://icons.example/logo.svg}\n",
+    "a -> b\na: {shape: image; icon: file:///etc/passwd}\n",
+    'a -> b\na.icon: "logo.svg"\n',
     "a -> b\nvars: {m: {icon: /etc/passwd}}\nc: {...${m}}\n",
+    "a -> b; vars: {u: /etc/passwd}\nc.icon: ${u}\n",
     "a -> b\nc: {ic\\on: /etc/passwd}\n",
     "a -> b\nc: {ic\\\n   on: /etc/passwd}\n",
+    "a -> b\nc.ICON: /etc/passwd\n",  # the same field as c.icon once that exists
+    "a -> b\n(a -> b)[0].icon: /etc/passwd\n",
 ])
-def test_d2_refuses_icons_local_or_remote(client, source):
+def test_d2_refuses_icons_from_files(client, source):
     require("d2")
     detail = error_detail(_render(client, source, "d2"), 400)
-    assert detail.startswith("Syntax error on line 2: icons are not allowed on this server"), detail
+    assert detail.startswith("Syntax error on line 2: icons from files are not allowed on this server"), detail
+    assert "root:" not in detail
 
 
 def test_d2_keeps_an_e_mail_address_and_plain_text(client):

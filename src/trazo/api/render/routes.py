@@ -1,19 +1,21 @@
 """Public diagram rendering routes."""
-from flask import Response
-
 from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...ratelimit import limit
 from ...services import render as renderers
+from ...services.render import notices
 from ..blueprint import PUBLIC, Blueprint
 from . import service
 from .schemas import EngineSchema, RenderSchema
 
 blp = Blueprint("render", __name__, description="Diagram rendering (public)", personal_tokens=True)
 
-# The SVG is sanitized already; should anything slip through, a browser opening it still runs and
-# fetches nothing.
-SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+WARNINGS = {notices.HEADER: {
+    "description": "What the drawing left out, when it left out anything: a JSON array such as "
+                   '[{"icon": "https://...", "reason": "timeout"}] for D2 icons that could not be fetched '
+                   "(reason: unreachable, timeout, http_error with its status, too_large, not_an_image, "
+                   "too_many_icons)",
+    "schema": {"type": "string"}}}
 
 # At start-up (the blueprint registered on an app), one log line per local engine: installed or missing.
 blp.record_once(lambda state: renderers.log_engines(state.app.config))
@@ -24,7 +26,8 @@ blp.record_once(lambda state: renderers.log_engines(state.app.config))
 @blp.route("/render", methods=["POST"], auth=PUBLIC)
 @limiter.limit(limit("RENDER"))
 @blp.arguments(RenderSchema)
-@blp.response(200, {"type": "string"}, content_type="image/svg+xml", description="The diagram as SVG")
+@blp.response(200, {"type": "string"}, content_type="image/svg+xml", description="The diagram as SVG",
+              headers=WARNINGS)
 @blp.alt_response(400, schema=ErrorSchema, description="Unsupported type (the supported ones are listed), a "
                                                     "type only Kroki draws on the local backend (with the "
                                                     "reason), a syntax error (with its line), or a diagram "
@@ -38,8 +41,7 @@ blp.record_once(lambda state: renderers.log_engines(state.app.config))
 @blp.alt_response(504, schema=ErrorSchema, description="The renderer did not answer in time")
 def render(data):
     """Render a diagram source to SVG"""
-    return Response(service.render(data["diagram_type"], data["source"]), mimetype="image/svg+xml",
-                    headers={"Content-Security-Policy": SVG_POLICY})
+    return service.render(data["diagram_type"], data["source"])
 
 
 @blp.route("/render/engines", auth=PUBLIC)

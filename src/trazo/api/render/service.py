@@ -1,10 +1,26 @@
 """The render route's service: the rendering itself is core/rendering.py, shared with the image links."""
-from flask import current_app
+from flask import Response, current_app
 
-from ...core.rendering import render
+from ...core.rendering import render as draw
 from ...services import render as renderers
+from ...services.render import notices
 
 __all__ = ["engines", "render"]
+
+# The SVG is sanitized already; should anything slip through, a browser opening it still runs and
+# fetches nothing.
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+
+
+def render(diagram_type, source):
+    """The answer of the render route: the SVG, and in X-Render-Warnings what the drawing left out (D2
+    icons it could not fetch; docs/rendering.md, "Icons"), when it left out anything."""
+    with notices.collecting() as left_out:
+        svg = draw(diagram_type, source)
+    headers = {"Content-Security-Policy": SVG_POLICY}
+    if left_out:
+        headers[notices.HEADER] = notices.header_value(left_out)
+    return Response(svg, mimetype="image/svg+xml", headers=headers)
 
 
 def engines():

@@ -21,6 +21,7 @@ from .fair import current_client, for_client, metered
 from .graph_size import count_edges
 from .kroki import KROKI_TYPES, KrokiRenderer
 from .local import LocalRenderer
+from .notices import collecting as collecting_notices
 from .sanitize import clean_svg
 
 BACKENDS = ("auto", "kroki", "local")
@@ -59,13 +60,14 @@ def render_cached(renderer, diagram_type, source, redis_url=None, before_render=
     if svg is None:
         if before_render is not None:
             before_render()
-        with metered() as meter:
+        with metered() as meter, collecting_notices() as left_out:
             try:
                 svg = clean_svg(renderer.render_svg(diagram_type, source))
             finally:
                 if after_render is not None:
                     after_render(meter.held())
-        cache.put(key, svg, redis_url)
+        if not left_out:  # a drawing without an icon it could not fetch is drawn again next time
+            cache.put(key, svg, redis_url)
     return svg
 
 

@@ -66,6 +66,11 @@ def _redis(url):
         return _clients[url]
 
 
+def redis_client(url):
+    """The Redis client for `url` (one per process), or None without a URL: the icon cache shares it."""
+    return _redis(url)
+
+
 def cache_key(backend, diagram_type, source):
     digest = hashlib.sha256(f"{backend}\0{diagram_type}\0{source}".encode()).hexdigest()
     return REDIS_PREFIX + digest

@@ -6,15 +6,18 @@ Its layout engines (dagre, the default; elk; tala) are built in and need no netw
 a source naming another layout engine cannot start a `d2plugin-*` program found there.
 
 Two features read the host's files whatever the flags: imports (`x: @file`, `...@file` read `file.d2`,
-absolute paths included) and icons (`icon: /path` is read and embedded; a URL would be fetched when
-bundling). A source using either is refused before D2 runs, naming the line. The check works on the text
-with D2's escapes and line continuations removed (`ic\\on` and `ic\\<newline>on` are `icon` to D2), and may
-refuse a harmless source that only mentions them (an `icon:` or a value starting with `@` inside a
-string): quoting is not enough, and such text has to be reworded.
+absolute paths included) and icons given as paths (`icon: /path` is read and embedded). A source with an
+import, or an icon that is not an http(s) URL, is refused before D2 runs, naming the line; the source is
+read as D2's parser reads it (services/render/d2_source.py), so an `@` or an `icon:` inside a string, a
+block string (`|md ...|`, `|tex ...|`, `|css ...|`) or a comment is text. An http(s) icon is left to D2 as
+a URL (it fetches nothing without bundling) and fetched afterwards by the server, through the outbound
+guard, into the SVG as a `data:` picture (services/render/icons.py).
 """
 import functools
 import re
 
+from . import icons
+from .d2_source import MAX_NESTING, TooDeep, scan
 from .diagnostics import MAX_MESSAGE_CHARS, clean_message, find_line
 from .engines import Engine, EngineMissing, executable, first_version, probe, register, reserving_limits
 from .errors import DiagramSyntaxError
@@ -22,9 +25,11 @@ from .errors import DiagramSyntaxError
 # "err: failed to compile -: -:2:1: connection missing destination"
 _ERROR = re.compile(r"^err:\s*(?:failed to compile -:\s*)?(?:-:)?(.*)$")
 _POSITION = re.compile(r"^(\d+):\d+:\s*")
-_ESCAPES = re.compile(r"\\\s*")
-_IMPORT = re.compile(r"(?<![A-Za-z0-9_+\-])@")  # not inside a word: user@example.com stays
-_ICON = re.compile(r"(?<![A-Za-z0-9_\-])icon\s*:")
+_REMOTE = ("http://", "https://")
+IMPORTS_REFUSED = ("imports (@file) are not allowed on this server: put the whole diagram in one source "
+                   "(text starting with @ outside quotes reads as an import: quote it)")
+LOCAL_ICONS_REFUSED = ("icons from files are not allowed on this server: an icon must be an http(s) URL "
+                       "written in the source (D2 would read a path from the host's disk)")
 
 
 @functools.cache
@@ -55,34 +60,29 @@ def _environment(workdir):
     return {"PATH": workdir, "HOME": workdir, "LANG": "C.UTF-8"}
 
 
-def _unescaped(source):
-    """The source with every backslash and the blanks after it removed, and the source line of each
-    character left."""
-    text, lines, line, position = [], [], 1, 0
-    for escape in _ESCAPES.finditer(source):
-        for char in source[position:escape.start()]:
-            text.append(char)
-            lines.append(line)
-            line += char == "\n"
-        line += escape.group(0).count("\n")
-        position = escape.end()
-    for char in source[position:]:
-        text.append(char)
-        lines.append(line)
-        line += char == "\n"
-    return "".join(text), lines
-
-
 def check_source(source):
-    """Refuse a source that imports files or sets icons (see the module's docstring)."""
-    text, lines = _unescaped(source)
-    for pattern, message in ((_IMPORT, "imports (@file) are not allowed on this server: put the whole diagram "
-                                       "in one source (a word starting with @ reads as an import, even quoted)"),
-                             (_ICON, "icons are not allowed on this server: D2 would read them from the "
-                                     "host's disk or fetch them over the network")):
-        found = pattern.search(text)
-        if found:
-            raise DiagramSyntaxError(message, lines[found.start()])
+    """Refuse a source that imports files or takes an icon from anything but an http(s) URL (see the
+    module's docstring)."""
+    try:
+        found = scan(source)
+    except TooDeep as exc:
+        raise DiagramSyntaxError(f"the source nests maps, arrays or substitutions more than {MAX_NESTING} "
+                                 "levels deep") from exc
+    if found.imports:
+        raise DiagramSyntaxError(IMPORTS_REFUSED, _line(source, found.imports[0]))
+    for icon in found.icons:
+        url = (icon.url or "").lower()
+        if url != "null" and not url.startswith(_REMOTE):
+            raise DiagramSyntaxError(LOCAL_ICONS_REFUSED, _line(source, icon.position))
+
+
+def _line(source, position):
+    return source.count("\n", 0, position) + 1
+
+
+def _embed_icons(config, svg, ends, max_bytes):
+    """After D2: its http(s) icons fetched and embedded, or left out (services/render/icons.py)."""
+    return icons.embed(svg, config, ends, max_bytes)
 
 
 def describe(errors, _source):
@@ -104,4 +104,4 @@ def describe(errors, _source):
 D2 = register(Engine(
     "d2", ("d2",), _command, lambda config: _version(_command(config)[0]), reserving_limits,
     lambda code, stderr: code == 1 and "failed to compile" in stderr,
-    describe=describe, check_source=check_source, environment=_environment))
+    describe=describe, check_source=check_source, environment=_environment, finish=_embed_icons))

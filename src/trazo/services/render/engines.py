@@ -69,6 +69,9 @@ class Engine:
     # For an engine that is not one process per render (a warm server, as Mermaid's): (config, source,
     # seconds) -> SVG, raising a RenderError; `command` then only tells whether it is installed.
     render: Callable | None = None
+    # What to do with the engine's SVG before it is sanitized (D2's icons: services/render/icons.py):
+    # (config, svg, the monotonic time the render must end by, the most bytes the SVG may take) -> SVG.
+    finish: Callable | None = None
 
 
 ENGINES: list = []

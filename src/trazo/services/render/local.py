@@ -88,6 +88,8 @@ class LocalRenderer:
         svg = result.stdout.decode("utf-8", "replace")
         if "<svg" not in svg:
             raise RendererFailed("the tool printed no SVG")
+        if engine.finish is not None:  # after the slot is given back: D2's icons are fetched here
+            svg = engine.finish(self.config, svg, ends, self.max_bytes)
         return svg
 
 
