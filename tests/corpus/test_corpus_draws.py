@@ -20,9 +20,12 @@ REFUSED = {
     "d2/docs-imports-normal": "import",
     # `...@classes` spreads classes.d2 from the disk.
     "d2/docs-imports-classes-main": "import",
-    # Includes percy/TestAllElementsWithLegend.puml, a C4-PlantUML test file no bundled library holds (and
-    # `./TestAllElementsWithLegend.puml` on its other branch).
+    # C4-PlantUML's own test fixtures, bundled nowhere: the theme C4_FirstTest and
+    # percy/TestAllElementsWithLegend.puml, by URL (`./TestAllElementsWithLegend.puml` on its other branch).
     "c4plantuml/stdlib-percy-testthemesupport": "URL",
+    # dcasati/kubernetes-PlantUML's kubernetes_Context.puml (Cluster_Boundary, Namespace_Boundary): the
+    # jar bundles that library as <k8s/...> without this file.
+    "plantuml/kubernetes-plantuml-sample": "URL",
 }
 # Cases no released engine draws: the syntax error (with its line) is the right answer until one does.
 CANNOT_DRAW = {
