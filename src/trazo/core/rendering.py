@@ -118,6 +118,14 @@ def render_failures(renderer_name, kind):
         raise BadRequest(_("The diagram includes %(target)s, which this server cannot read: it reads no URLs or "
                            "files while drawing. Use a library bundled with PlantUML in the !include <...> form "
                            "instead, e.g. !include <C4/C4_Container>.", target=exc.target)) from exc
+    except renderers.ReadsFiles as exc:
+        if exc.kind == renderers.ReadsFiles.IMPORT:
+            raise BadRequest(_("Line %(line)s imports %(target)s, which this server cannot read: it reads no files "
+                               "while drawing. Put the whole diagram in one source (text starting with @ outside "
+                               "quotes reads as an import: quote it).", line=exc.line, target=exc.target)) from exc
+        raise BadRequest(_("Line %(line)s takes an icon from %(target)s, which this server cannot read: it reads no "
+                           "files while drawing. An icon must be an http(s) URL written in the source.",
+                           line=exc.line, target=exc.target)) from exc
     except renderers.DiagramSyntaxError as exc:
         if exc.line:
             raise BadRequest(_("Syntax error on line %(line)s: %(message)s", line=exc.line,

@@ -9,7 +9,7 @@ from ...helpers import error_detail
 from .test_render_engines import require
 
 CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
-IMPORT_REFUSED = "imports (@file) are not allowed on this server"
+IMPORT_REFUSED = "which this server cannot read: it reads no files while drawing"
 
 
 @pytest.fixture(autouse=True)

@@ -103,7 +103,8 @@ def test_d2_refuses_imports(client, tmp_path, source):
     secret.write_text('stolen: "TOPSECRET"\n')
     response = _render(client, source.format(path=tmp_path / "leak"), "d2")
     detail = error_detail(response, 400)
-    assert detail.startswith("Syntax error on line 2: imports (@file) are not allowed on this server")
+    assert detail.startswith("Line 2 imports @"), detail
+    assert "which this server cannot read: it reads no files while drawing" in detail
     assert "TOPSECRET" not in detail
 
 
@@ -121,7 +122,8 @@ def test_d2_refuses_imports(client, tmp_path, source):
 def test_d2_refuses_icons_from_files(client, source):
     require("d2")
     detail = error_detail(_render(client, source, "d2"), 400)
-    assert detail.startswith("Syntax error on line 2: icons from files are not allowed on this server"), detail
+    assert detail.startswith("Line 2 takes an icon from "), detail
+    assert "it reads no files while drawing. An icon must be an http(s) URL" in detail
     assert "root:" not in detail
 
 

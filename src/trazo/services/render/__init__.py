@@ -10,6 +10,7 @@ from .base import MAX_SVG_BYTES, NEEDS_KROKI, NO_ENGINE, READS_FILES_OR_NETWORK,
 from .errors import (
     DiagramSyntaxError,
     ImageTooLarge,
+    ReadsFiles,
     RendererBusy,
     RendererFailed,
     RendererLimitExceeded,
@@ -27,7 +28,8 @@ from .sanitize import clean_svg
 BACKENDS = ("auto", "kroki", "local")
 
 __all__ = ["BACKENDS", "NEEDS_KROKI", "NO_ENGINE", "READS_FILES_OR_NETWORK", "DiagramSyntaxError", "ImageTooLarge",
-           "RenderError", "Renderer", "RendererBusy", "RendererFailed", "RendererLimitExceeded", "RendererTimeout",
+           "ReadsFiles", "RenderError", "Renderer", "RendererBusy", "RendererFailed", "RendererLimitExceeded",
+           "RendererTimeout",
            "configured_renderer", "count_edges", "current_client", "for_client", "log_engines", "metered",
            "render_cached", "UnreadableInclude"]
 

@@ -20,16 +20,13 @@ from . import icons
 from .d2_source import MAX_NESTING, TooDeep, scan
 from .diagnostics import MAX_MESSAGE_CHARS, clean_message, find_line
 from .engines import Engine, EngineMissing, executable, first_version, probe, register, reserving_limits
-from .errors import DiagramSyntaxError
+from .errors import DiagramSyntaxError, ReadsFiles
 
 # "err: failed to compile -: -:2:1: connection missing destination"
 _ERROR = re.compile(r"^err:\s*(?:failed to compile -:\s*)?(?:-:)?(.*)$")
 _POSITION = re.compile(r"^(\d+):\d+:\s*")
 _REMOTE = ("http://", "https://")
-IMPORTS_REFUSED = ("imports (@file) are not allowed on this server: put the whole diagram in one source "
-                   "(text starting with @ outside quotes reads as an import: quote it)")
-LOCAL_ICONS_REFUSED = ("icons from files are not allowed on this server: an icon must be an http(s) URL "
-                       "written in the source (D2 would read a path from the host's disk)")
+_TARGET_CHARS = 80
 
 
 @functools.cache
@@ -69,11 +66,19 @@ def check_source(source):
         raise DiagramSyntaxError(f"the source nests maps, arrays or substitutions more than {MAX_NESTING} "
                                  "levels deep") from exc
     if found.imports:
-        raise DiagramSyntaxError(IMPORTS_REFUSED, _line(source, found.imports[0]))
+        raise ReadsFiles(ReadsFiles.IMPORT, _word(source, found.imports[0]), _line(source, found.imports[0]))
     for icon in found.icons:
         url = (icon.url or "").lower()
         if url != "null" and not url.startswith(_REMOTE):
-            raise DiagramSyntaxError(LOCAL_ICONS_REFUSED, _line(source, icon.position))
+            raise ReadsFiles(ReadsFiles.ICON, icon.url or _word(source, icon.position), _line(source, icon.position))
+
+
+def _word(source, position):
+    """What an import at `position` names: its text up to the next blank, bracket or separator, shortened."""
+    end = position
+    while end < len(source) and end - position < _TARGET_CHARS and source[end] not in " \t\r\n;}]":
+        end += 1
+    return source[position:end]
 
 
 def _line(source, position):

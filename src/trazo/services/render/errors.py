@@ -24,6 +24,20 @@ class UnreadableInclude(DiagramSyntaxError):
         self.target = target
 
 
+class ReadsFiles(DiagramSyntaxError):
+    """The source asks the engine to read a file from the host's disk (a D2 import, a D2 icon given as a
+    path: services/render/d2.py); `kind` is IMPORT or ICON, `target` what the source names, `line` its
+    1-based line."""
+
+    IMPORT = "import"
+    ICON = "icon"
+
+    def __init__(self, kind, target, line):
+        super().__init__(f"reads the file {target} ({kind})", line)
+        self.kind = kind
+        self.target = target
+
+
 class RendererFailed(RenderError):
     """The renderer (Kroki or a local tool) failed for a reason other than the source."""
 
