@@ -9,8 +9,7 @@ import jwt as pyjwt
 import pytest
 from flask_jwt_extended import create_refresh_token
 
-from trazo import auth
-from trazo.core import tokens
+from trazo.core import credentials, tokens
 from trazo.extensions import db
 from trazo.models import User
 
@@ -135,13 +134,13 @@ def test_garbage_and_malformed_headers(user):
 def test_one_check_per_request_shared_by_the_rate_limit_key(monkeypatch, user):
     project = create_project(user)
     calls = []
-    checked = auth.verify_jwt_in_request
+    checked = credentials.verify_jwt_in_request
 
     def counted():
         calls.append(1)
         return checked()
 
-    monkeypatch.setattr(auth, "verify_jwt_in_request", counted)
+    monkeypatch.setattr(credentials, "verify_jwt_in_request", counted)
     response = user.get(f"/projects/{project['id']}/export/summary")  # per-user limit, signed-in view
     assert response.status_code == 200, response.json
     assert len(calls) == 1
