@@ -7,12 +7,11 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ...core.money import from_unix
-from ...core.payments import release_connection, require_gateway
+from ...core.payments import GatewayObjectMissing, release_connection, require_gateway
 from ...errors import GatewayTimeout, NotFound, UpstreamError
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.billing import Invoice, Subscription
-from ...services.payments import GatewayObjectMissing
 
 log = logging.getLogger(__name__)
 

@@ -15,11 +15,10 @@ import logging
 from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 
-from ...core.payments import gateway_settings, release_connection
+from ...core.payments import gateway_for, gateway_settings, release_connection, verify_event
 from ...errors import AppError, Conflict, NotFound, ServiceUnavailable
 from ...extensions import db
 from ...models.billing import PROVIDER_STRIPE, WebhookEvent
-from ...services.payments import StripeGateway, verify_event
 from .webhook_handlers import HANDLERS, FollowUp, fill_period
 
 log = logging.getLogger(__name__)
@@ -79,7 +78,7 @@ def _call_gateway(settings, follow_up):
         for remote_id in follow_up.replaced:
             log.warning("gateway subscription %s was replaced but not cancelled there: %s", remote_id, NO_API)
         return
-    gateway = StripeGateway(settings)
+    gateway = gateway_for(settings)
     for remote_id in follow_up.replaced:
         _best_effort("gateway subscription %s was replaced but not cancelled there: %s", remote_id,
                      gateway.cancel_subscription, remote_id)

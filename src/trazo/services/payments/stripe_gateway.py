@@ -1,5 +1,6 @@
 """Stripe through the `stripe` package: one requests.Session, a total deadline per call
-(STRIPE_TIMEOUT), errors as API errors.
+(STRIPE_TIMEOUT), failures as the neutral exceptions of services/payments/errors.py (core/payments.py words
+them for the API).
 
 Every method answers plain dicts, so the billing services never touch Stripe's object types.
 Callers give the database connection back before calling (a slow gateway must not hold the pool).
@@ -10,11 +11,17 @@ from dataclasses import dataclass
 
 import requests
 import stripe
-from flask_babel import gettext as _
 
-from ...errors import AppError, BadRequest, GatewayTimeout, UpstreamError
 from ...models.billing import PROVIDER_STRIPE
 from .. import outbound
+from .errors import (
+    GatewayDeadlinePassed,
+    GatewayFailed,
+    GatewayObjectMissing,
+    WebhookPayloadInvalid,
+    WebhookSignatureInvalid,
+    WebhookSignatureMissing,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,14 +44,6 @@ class GatewaySettings:
     read_timeout: float = READ_TIMEOUT
 
 
-class PaymentGatewayError(UpstreamError):
-    """Stripe refused or failed a call (502)."""
-
-
-class GatewayObjectMissing(PaymentGatewayError):
-    """Stripe does not know the object asked for."""
-
-
 def _is_timeout(exc):
     seen = set()
     while exc is not None and id(exc) not in seen:
@@ -55,40 +54,35 @@ def _is_timeout(exc):
     return False
 
 
-def _timeout():
-    return GatewayTimeout(_("The payment provider did not answer in time"))
-
-
 def _translate(exc):
     if isinstance(exc, stripe.APIConnectionError) and _is_timeout(exc):
-        return _timeout()
+        return GatewayDeadlinePassed(PROVIDER_STRIPE)
     reason = " ".join(str(getattr(exc, "user_message", None) or exc).split())[:MAX_REASON_CHARS]
-    error = PaymentGatewayError(_("Payment provider (%(provider)s) error: %(reason)s", provider=PROVIDER_STRIPE,
-                                  reason=reason))
     if isinstance(exc, stripe.InvalidRequestError) and (exc.code == "resource_missing" or exc.http_status == 404):
-        error = GatewayObjectMissing(error.detail)
-    return error
+        return GatewayObjectMissing(PROVIDER_STRIPE, reason)
+    return GatewayFailed(PROVIDER_STRIPE, reason)
 
 
 def verify_event(payload, signature_header, secret):
-    """The event of a signed webhook delivery, as a dict: 401 for a missing or wrong signature
-    (or one older than the tolerance), 400 for a payload that is not a JSON event."""
+    """The event of a signed webhook delivery, as a dict. WebhookSignatureMissing or WebhookSignatureInvalid
+    for a missing or wrong signature (or one older than the tolerance), WebhookPayloadInvalid for a
+    payload that is not a JSON event."""
     if not signature_header:
-        raise AppError(_("Missing webhook signature"), status=401)
+        raise WebhookSignatureMissing()
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError:
-        raise BadRequest(_("Invalid webhook payload")) from None
+        raise WebhookPayloadInvalid() from None
     try:
         stripe.WebhookSignature.verify_header(text, signature_header, secret, SIGNATURE_TOLERANCE)
     except stripe.SignatureVerificationError:
-        raise AppError(_("Invalid webhook signature"), status=401) from None
+        raise WebhookSignatureInvalid() from None
     try:
         event = json.loads(text)
     except ValueError:
         event = None
     if not _is_event(event):
-        raise BadRequest(_("Invalid webhook payload"))
+        raise WebhookPayloadInvalid()
     return event
 
 
@@ -100,7 +94,8 @@ def _is_event(event):
 
 
 class StripeGateway:
-    """The Stripe calls billing needs; a failure raises PaymentGatewayError (502) or GatewayTimeout (504)."""
+    """The Stripe calls billing needs; a failure raises GatewayFailed (GatewayObjectMissing for an unknown
+    object) or GatewayDeadlinePassed."""
 
     name = PROVIDER_STRIPE
 
@@ -116,7 +111,7 @@ class StripeGateway:
                 result = method(*args, params=params) if params else method(*args)
         except outbound.DeadlineExceeded as exc:
             log.warning("stripe call passed its deadline of %s s", self.settings.read_timeout)
-            raise _timeout() from exc
+            raise GatewayDeadlinePassed(PROVIDER_STRIPE) from exc
         except stripe.StripeError as exc:
             log.warning("stripe call failed: %s", exc)
             raise _translate(exc) from exc
