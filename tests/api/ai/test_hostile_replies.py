@@ -3,11 +3,11 @@ import time
 
 import pytest
 
+from trazo.core.diagram_validation import MAX_CHECKED_CHARS, syntax_problems
 from trazo.services.ai.prompts.convert import read_convert_reply
 from trazo.services.ai.prompts.fix import read_fix_reply
 from trazo.services.ai.text import extract_code
 from trazo.services.ai.transport import sse_data
-from trazo.services.ai.validator import MAX_CHECKED_CHARS, syntax_problems
 from trazo.services.render.diagnostics import clean_message, find_line
 
 from ...helpers import error_detail

@@ -1,8 +1,8 @@
 """<think> filtering, code extraction and the heuristic syntax validator."""
 import pytest
 
+from trazo.core.diagram_validation import syntax_problems
 from trazo.services.ai.text import ThinkFilter, extract_code, strip_think
-from trazo.services.ai.validator import syntax_problems
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError, validates_schema
 
+from ...core.diagram_validation import code_language
 from ...services.ai.catalog import PROVIDER_NAMES, PROVIDER_TYPES
-from ...services.ai.validator import code_language
 from ..common import BaseSchema, Timestamp
 from ..fields import DESCRIPTION_MAX, DiagramType
 

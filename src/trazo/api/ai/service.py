@@ -13,15 +13,15 @@ from flask import current_app
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
+from ...core.ai_calls import complete
+from ...core.ai_failures import empty_response_error, truncated_error
 from ...core.ai_settings import NoActiveProvider, auto_fix_enabled, resolve_provider
+from ...core.diagram_validation import code_language, syntax_problems
 from ...core.ownership import owned_diagram
 from ...errors import N_, AppError, BadRequest
 from ...extensions import db
-from ...services.ai.client import complete
-from ...services.ai.errors import empty_response_error, truncated_error
 from ...services.ai.prompts import convert, fix, generation
 from ...services.ai.text import extract_code, strip_fence, strip_think
-from ...services.ai.validator import code_language, syntax_problems
 
 
 def content_language(data):

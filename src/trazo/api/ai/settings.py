@@ -10,12 +10,12 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from ...core import crypto
+from ...core.ai_calls import AIProviderError, ProviderConfig, probe
 from ...core.ai_settings import entry_at, provider_entries
 from ...errors import NotFound, ValidationFailed
 from ...extensions import db
 from ...models.ai import AIProvider, AISettings
 from ...services.ai.catalog import PROVIDER_TYPES
-from ...services.ai.client import AIProviderError, ProviderConfig, probe
 from .schemas import MIN_KEY_LENGTH
 
 

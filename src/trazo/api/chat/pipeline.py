@@ -11,15 +11,15 @@ from flask import current_app
 from flask_babel import force_locale
 from flask_babel import gettext as _
 
+from ...core.ai_calls import AIProviderError, complete, stream
+from ...core.ai_failures import empty_response_error
+from ...core.diagram_validation import syntax_problems
 from ...errors import NotFound
 from ...extensions import db
-from ...services.ai.client import AIProviderError, complete, stream
-from ...services.ai.errors import empty_response_error
 from ...services.ai.prompts import chat as chat_texts
 from ...services.ai.prompts.generation import repair_prompt
 from ...services.ai.replies import carries_diagram, has_start_marker, normalize_markers, split_reply, thinking_excerpt
 from ...services.ai.text import ThinkFilter
-from ...services.ai.validator import syntax_problems
 from . import context, turns
 from .context import CODE, TEXT
 from .sse import Channel, event_stream, sse_response, start_thread

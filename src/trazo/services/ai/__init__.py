@@ -1,2 +1,4 @@
-"""AI providers: their clients (OpenAI chat completions, Anthropic messages, Gemini generateContent), the
-texts sent to them (prompts/) and the reading and checking of their answers (text, replies, validator)."""
+"""AI providers: their clients (OpenAI chat completions, Anthropic messages, Gemini generateContent), their
+failures in neutral terms (errors.py), the texts sent to them (prompts/) and the reading of their answers
+(text, replies). The app calls them through core/ai_calls.py; the syntax check of the code they propose is
+core/diagram_validation.py."""

@@ -1,22 +1,22 @@
 """Calling a provider: one completion, or a stream of text deltas, over its wire protocol.
 
-    complete(config, system, messages) -> Completion
-    stream(config, system, messages) -> TextStream   (iterate for deltas; close() stops the call)
+    complete(settings, config, system, messages) -> Completion
+    stream(settings, config, system, messages) -> TextStream   (iterate for deltas; close() stops the call)
 
-`messages` is a list of {"role": "user" | "assistant", "content": str}; `system` may be None.
-Failures raise AIProviderError, whose status and detail are what the API answers.
+`settings` is the operator's CallSettings, `config` the user's ProviderConfig; `messages` is a list of
+{"role": "user" | "assistant", "content": str}; `system` may be None. Failures raise a ProviderError
+(errors.py); core/ai_calls.py is how the app calls, with the API's answer to each failure.
 """
 import json
 import threading
 
-from flask import current_app
-
 from . import anthropic_messages, gemini_content, openai_chat, transport
 from .catalog import ANTHROPIC_MESSAGES, GEMINI_CONTENT, OPENAI_CHAT, PROVIDER_TYPES
-from .errors import AIProviderError, invalid_answer_error
-from .results import Completion, ProviderConfig
+from .errors import ProviderError, UnreadableAnswer
+from .results import CallSettings, Completion, ProviderConfig
 
-__all__ = ["AIProviderError", "Completion", "ProviderConfig", "TextStream", "complete", "probe", "stream"]
+__all__ = ["CallSettings", "Completion", "ProviderConfig", "ProviderError", "TextStream", "complete", "probe",
+           "stream"]
 
 PROTOCOLS = {OPENAI_CHAT: openai_chat, ANTHROPIC_MESSAGES: anthropic_messages, GEMINI_CONTENT: gemini_content}
 PROBE_SYSTEM = "Reply with exactly: OK"
@@ -27,22 +27,22 @@ def _protocol(config):
     return PROTOCOLS[PROVIDER_TYPES[config.provider].protocol]
 
 
-def _base_url(config):
+def _base_url(settings, config):
     setting = PROVIDER_TYPES[config.provider].base_url_setting
-    base_url = config.base_url or (current_app.config[setting] if setting else "")
+    base_url = config.base_url or (settings.base_urls.get(setting) or "" if setting else "")
     return base_url.rstrip("/")
 
 
-def _send(config, system, messages, max_tokens, temperature, stream_reply):
+def _send(settings, config, system, messages, max_tokens, temperature, stream_reply):
     protocol = _protocol(config)
-    url, headers, payload = protocol.request(config, _base_url(config), system, messages, max_tokens,
+    url, headers, payload = protocol.request(config, _base_url(settings, config), system, messages, max_tokens,
                                              temperature, stream_reply)
-    return protocol, transport.post(protocol.SESSION, config, url, headers, payload)
+    return protocol, transport.post(protocol.SESSION, settings, config, url, headers, payload)
 
 
-def complete(config, system, messages, *, max_tokens=4096, temperature=None):
+def complete(settings, config, system, messages, *, max_tokens=4096, temperature=None):
     """One whole reply. Truncation is reported in the result, not raised."""
-    protocol, call = _send(config, system, messages, max_tokens, temperature, False)
+    protocol, call = _send(settings, config, system, messages, max_tokens, temperature, False)
     raw = transport.read(call, config.provider)
     try:
         body = json.loads(raw)
@@ -50,18 +50,18 @@ def complete(config, system, messages, *, max_tokens=4096, temperature=None):
             raise ValueError("not an object")
         return protocol.completion(body)
     except (ValueError, TypeError, AttributeError, IndexError) as exc:
-        raise invalid_answer_error(config.provider) from exc
+        raise UnreadableAnswer(config.provider) from exc
 
 
-def stream(config, system, messages, *, max_tokens=4096, temperature=None):
+def stream(settings, config, system, messages, *, max_tokens=4096, temperature=None):
     """Start a streamed reply; the request is sent (and its HTTP errors raised) before this returns."""
-    protocol, call = _send(config, system, messages, max_tokens, temperature, True)
+    protocol, call = _send(settings, config, system, messages, max_tokens, temperature, True)
     return TextStream(config, protocol, call)
 
 
-def probe(config):
-    """Make the smallest real call, proving the key and the model; raises AIProviderError."""
-    complete(config, PROBE_SYSTEM, [{"role": "user", "content": "OK"}], max_tokens=PROBE_MAX_TOKENS)
+def probe(settings, config):
+    """Make the smallest real call, proving the key and the model; raises a ProviderError."""
+    complete(settings, config, PROBE_SYSTEM, [{"role": "user", "content": "OK"}], max_tokens=PROBE_MAX_TOKENS)
 
 
 class TextStream:
@@ -94,7 +94,7 @@ class TextStream:
                 except json.JSONDecodeError:
                     continue  # a stray non-JSON line is not worth failing the whole reply
                 except (ValueError, TypeError, AttributeError) as exc:
-                    raise invalid_answer_error(self.config.provider) from exc
+                    raise UnreadableAnswer(self.config.provider) from exc
                 if delta:
                     yield delta
                 if self.done:

@@ -1,24 +1,8 @@
-"""Provider failures as API errors: the browser client's codes, localized messages, never a 500."""
+"""How a provider call fails, in neutral terms: one exception per code of the browser client, with the
+provider's own status and reason. core/ai_failures.py answers each with the API's status and localized
+text (the adapter contract: services/__init__.py)."""
 import json
 
-from flask_babel import gettext as _
-
-from ...errors import AppError
-from .catalog import provider_label
-
-# The HTTP status our API answers for each code. invalid_key and model_unavailable are the
-# caller's configuration (400, never 401: a 401 would sign the browser client out).
-STATUSES = {
-    "no_credits": 402,
-    "rate_limited": 429,
-    "invalid_key": 400,
-    "model_unavailable": 400,
-    "provider_error": 502,
-    "timeout": 504,
-    "response_truncated": 422,
-    "empty_response": 502,
-}
-DEFAULT_RETRY_AFTER = 30
 MAX_REASON_CHARS = 300
 
 # Words in the providers' error bodies, by what they mean (checked in this order).
@@ -34,21 +18,54 @@ ERROR_TYPE_STATUSES = {"authentication_error": 401, "permission_error": 403, "no
                        "invalid_request_error": 400}
 
 
-class AIProviderError(AppError):
-    """An AI call that failed: the localized text as `detail` and the code as `error_code`.
+class ProviderError(Exception):
+    """A provider call that failed. `code` is the browser client's code; `status` the provider's HTTP
+    status (None when it never answered), `reason` its own explanation (empty when it may not be
+    repeated), `retry_after` the seconds it asked to wait (rate limits)."""
 
-    With `as_object`, the detail is {"error": code, "message": text} instead: the shape the browser
-    client expects for an unusable code result (response_truncated, empty_response).
-    """
+    code = "provider_error"
 
-    def __init__(self, code, message, retry_after=None, as_object=False):
-        headers = {"Retry-After": str(retry_after or DEFAULT_RETRY_AFTER)} if code == "rate_limited" else None
-        if as_object:
-            super().__init__({"error": code, "message": message}, STATUSES[code], headers)
-        else:
-            super().__init__(message, STATUSES[code], headers, error_code=code)
-        self.code = code
-        self.message = message
+    def __init__(self, provider, status=None, reason="", model=None, retry_after=None):
+        super().__init__(f"{provider}: {self.code} (HTTP {status})")
+        self.provider = provider
+        self.status = status
+        self.reason = reason
+        self.model = model
+        self.retry_after = retry_after
+
+
+class NoCredits(ProviderError):
+    code = "no_credits"
+
+
+class InvalidKey(ProviderError):
+    code = "invalid_key"
+
+
+class ModelUnavailable(ProviderError):
+    code = "model_unavailable"
+
+
+class RateLimited(ProviderError):
+    code = "rate_limited"
+
+
+class ProviderTimeout(ProviderError):
+    """No answer (or no end of the answer) within the call's deadline."""
+
+    code = "timeout"
+
+
+class ProviderUnreachable(ProviderError):
+    """The provider could not be reached (refused, closed, or an address the guard refuses)."""
+
+
+class AnswerTooLarge(ProviderError):
+    """The answer passed the most this server reads."""
+
+
+class UnreadableAnswer(ProviderError):
+    """A successful answer that is not what the protocol says."""
 
 
 def provider_reason(body):
@@ -76,33 +93,24 @@ def _retry_seconds(value):
         return None
 
 
-def classify(provider, status, body, retry_after=None, model=None):
-    """Map a provider's error answer to an AIProviderError: credits, then key, then a missing model,
-    then rate limits; anything else is a provider_error quoting the provider's reason."""
-    text = (body or "").lower()
-    label = provider_label(provider)
+def _kind(status, text):
     if status == 402 or any(hint in text for hint in CREDIT_HINTS):
-        return AIProviderError("no_credits", _(
-            "Your %(provider)s account has no credits left. Add credits or use another provider.",
-            provider=label))
+        return NoCredits
     if status in (401, 403) or any(hint in text for hint in KEY_HINTS):
-        return AIProviderError("invalid_key", _(
-            "%(provider)s rejected the API key. Check the key in your AI settings.", provider=label))
+        return InvalidKey
     if status == 404 or ("model" in text and any(hint in text for hint in MISSING_HINTS)):
-        return AIProviderError("model_unavailable", _(
-            "The model %(model)s is not available at %(provider)s for this API key.",
-            model=model or "?", provider=label))
+        return ModelUnavailable
     if status == 429:
-        return AIProviderError("rate_limited", _(
-            "%(provider)s is limiting the requests of this API key. Wait a moment and try again.",
-            provider=label), retry_after=_retry_seconds(retry_after))
-    reason = provider_reason(body)
-    if reason:
-        return AIProviderError("provider_error", _(
-            "%(provider)s answered with an error (HTTP %(status)s): %(reason)s",
-            provider=label, status=status, reason=reason))
-    return AIProviderError("provider_error", _(
-        "%(provider)s answered with an error (HTTP %(status)s).", provider=label, status=status))
+        return RateLimited
+    return ProviderError
+
+
+def classify(provider, status, body, retry_after=None, model=None):
+    """A provider's error answer as a ProviderError: credits, then key, then a missing model, then rate
+    limits; anything else is a plain ProviderError carrying the provider's reason."""
+    kind = _kind(status, (body or "").lower())
+    return kind(provider, status, provider_reason(body), model=model,
+                retry_after=_retry_seconds(retry_after) if kind is RateLimited else None)
 
 
 def classify_event(provider, error, model=None):
@@ -112,34 +120,3 @@ def classify_event(provider, error, model=None):
     status = error.get("code") if isinstance(error.get("code"), int) else None
     status = status or ERROR_TYPE_STATUSES.get(error.get("type"), 500)
     return classify(provider, status, json.dumps({"error": error}), model=model)
-
-
-def timeout_error(provider):
-    return AIProviderError("timeout", _("%(provider)s did not answer in time. Try again later.",
-                                        provider=provider_label(provider)))
-
-
-def unreachable_error(provider):
-    return AIProviderError("provider_error", _("%(provider)s could not be reached. Try again later.",
-                                               provider=provider_label(provider)))
-
-
-def oversized_error(provider):
-    return AIProviderError("provider_error", _("%(provider)s sent an answer larger than this server accepts.",
-                                               provider=provider_label(provider)))
-
-
-def invalid_answer_error(provider):
-    return AIProviderError("provider_error", _("%(provider)s sent an answer that could not be read.",
-                                               provider=provider_label(provider)))
-
-
-def truncated_error(as_object=True):
-    return AIProviderError("response_truncated", _(
-        "The reply reached the output limit and was cut off, so nothing was applied. "
-        "Ask for a smaller change or split the diagram."), as_object=as_object)
-
-
-def empty_response_error(as_object=True):
-    return AIProviderError("empty_response", _("The AI answered without any usable content. Try again."),
-                           as_object=as_object)

@@ -2,11 +2,10 @@
 base URLs a user chose, error translation, and reading Server-Sent Events as they arrive."""
 import requests
 import urllib3.exceptions
-from flask import current_app
 
 from .. import outbound
 from .catalog import PROVIDER_TYPES
-from .errors import classify, oversized_error, timeout_error, unreachable_error
+from .errors import AnswerTooLarge, ProviderTimeout, ProviderUnreachable, classify
 
 MAX_ERROR_BODY = 64 * 1024
 TRANSPORT_ERRORS = (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError)
@@ -32,28 +31,27 @@ def _is_timeout(exc):
 
 
 def translate(exc, provider):
-    """A transport failure as the AIProviderError the API answers.
+    """A transport failure as a ProviderError.
 
-    A refused address and a closed port both read "could not be reached": the answer must not
-    tell a user which addresses inside our network exist.
+    A refused address and a closed port are both ProviderUnreachable: the answer must not tell a user
+    which addresses inside our network exist.
     """
     if isinstance(exc, outbound.ResponseTooLarge):
-        return oversized_error(provider)
-    return timeout_error(provider) if _is_timeout(exc) else unreachable_error(provider)
+        return AnswerTooLarge(provider)
+    return ProviderTimeout(provider) if _is_timeout(exc) else ProviderUnreachable(provider)
 
 
-def post(session, config, url, headers, payload):
+def post(session, settings, config, url, headers, payload):
     """POST JSON and return the streamed call once its headers are in; a non-2xx answer is classified.
 
-    AI_TIMEOUT bounds the whole call, body included; AI_MAX_RESPONSE_BYTES what is read.
-    A model that refuses `temperature` gets the same request once more without it.
+    `settings.timeout` (AI_TIMEOUT) bounds the whole call, body included; `settings.max_response_bytes`
+    what is read. A model that refuses `temperature` gets the same request once more without it.
     """
-    settings = current_app.config
     guarded = user_chosen(config)
     try:
-        call = outbound.open_stream(session, "POST", url, integration="ai", seconds=settings["AI_TIMEOUT"],
-                                    max_bytes=settings["AI_MAX_RESPONSE_BYTES"], public_only=guarded,
-                                    allowed_private=settings["AI_ALLOWED_PRIVATE_HOSTS"], headers=headers,
+        call = outbound.open_stream(session, "POST", url, integration="ai", seconds=settings.timeout,
+                                    max_bytes=settings.max_response_bytes, public_only=guarded,
+                                    allowed_private=settings.allowed_private_hosts, headers=headers,
                                     json=payload)
     except TRANSPORT_ERRORS as exc:
         raise translate(exc, config.provider) from exc
@@ -64,7 +62,7 @@ def post(session, config, url, headers, payload):
     body = error_body(call, config.provider)
     if status == 400 and "temperature" in payload and "temperature" in body.lower():
         retry = {key: value for key, value in payload.items() if key != "temperature"}
-        return post(session, config, url, headers, retry)
+        return post(session, settings, config, url, headers, retry)
     if guarded:
         # The user's own server: its status maps to our codes, its words are never repeated.
         body = ""

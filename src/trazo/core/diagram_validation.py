@@ -21,7 +21,8 @@ PLANTUML_BLOCK_WORDS = ("package ", "namespace ", "class ", "interface ", "enum 
 # every check walks the code line by line.
 MAX_CHECKED_CHARS = 256 * 1024
 DBML_NAME = r'(?:"[^"]*"|\w+)'
-# Applied to replies from a model the user chose: linear patterns only (see FENCED_BLOCK in text.py).
+# Applied to replies from a model the user chose: linear patterns only (see FENCED_BLOCK in
+# services/ai/text.py).
 DBML_TABLE = re.compile(rf"^Table\s+{DBML_NAME}(\.{DBML_NAME})?(\s+as\s+\w+)?(\s*\[[^\]]*\])?(\s*\{{)?\s*$")
 DBML_COLUMN = rf"{DBML_NAME}(\.{DBML_NAME})*(\.\([\w\s,\"]+\))?"
 DBML_REF_BLOCK = re.compile(r"^Ref(\s+\w+)?\s*\{\s*$")
