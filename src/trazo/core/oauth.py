@@ -6,7 +6,7 @@ from flask import current_app
 from flask_babel import gettext as _
 
 from ..errors import NotFound
-from ..services.oauth.providers import GOOGLE, SUPPORTED, build_provider
+from ..services.oauth.providers import GOOGLE, SUPPORTED, Defaults, build_provider
 from .vendors import active_oauth_configs
 
 
@@ -16,6 +16,18 @@ def _with_provider_parameter(uri, name):
     query = dict(parse_qsl(parts.query))
     query.setdefault("provider", name)
     return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def defaults():
+    """The settings every provider falls back on (services/oauth/providers.py Defaults)."""
+    config = current_app.config
+    return Defaults(google_metadata_url=config["GOOGLE_METADATA_URL"], github_oauth_base=config["GITHUB_OAUTH_BASE"],
+                    github_api_base=config["GITHUB_API_BASE"], timeout=config["OAUTH_TIMEOUT"])
+
+
+def vendor_provider(name, settings):
+    """The Provider an oauth vendor's settings describe (with their own redirect_uri)."""
+    return build_provider(name, settings, defaults())
 
 
 def configured_providers():
@@ -28,10 +40,11 @@ def configured_providers():
             redirect_uri = config["OAUTH_REDIRECT_URI"]
             if name != GOOGLE:
                 redirect_uri = _with_provider_parameter(redirect_uri, name)
-            providers[name] = build_provider(name, {"client_id": client_id, "client_secret": secret}, redirect_uri)
+            providers[name] = build_provider(name, {"client_id": client_id, "client_secret": secret}, defaults(),
+                                             redirect_uri)
     for name, settings in active_oauth_configs().items():
         if name in SUPPORTED:
-            providers[name] = build_provider(name, settings)
+            providers[name] = vendor_provider(name, settings)
     return providers
 
 

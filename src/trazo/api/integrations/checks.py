@@ -3,12 +3,12 @@ total deadline of its integration (EMAIL_TIMEOUT, STRIPE_TIMEOUT, OAUTH_TIMEOUT)
 import requests
 from flask import current_app
 
+from ...core.oauth import vendor_provider
 from ...services import outbound
 from ...services.email.backends import EmailDeliveryError
 from ...services.email.resend import ResendBackend
 from ...services.email.smtp_check import check_smtp
 from ...services.oauth import clients
-from ...services.oauth.providers import build_provider
 
 TIMEOUT = (5, 10)
 MAX_ANSWER_BYTES = 1 << 20
@@ -45,9 +45,9 @@ def _stripe(config):
 def _google(config):
     """Discovery, then the token endpoint with a made-up code: valid client credentials get
     `invalid_grant` (the code is wrong), invalid ones get `invalid_client`."""
-    provider = build_provider("google", config)
-    token_url = clients.discovery(provider.metadata_url)["token_endpoint"]
-    response = clients.call("POST", token_url, headers={"Accept": "application/json"}, data={
+    provider = vendor_provider("google", config)
+    token_url = clients.discovery(provider.metadata_url, provider.timeout)["token_endpoint"]
+    response = clients.call("POST", token_url, provider.timeout, headers={"Accept": "application/json"}, data={
         "grant_type": "authorization_code", "code": PROBE_CODE, "redirect_uri": provider.redirect_uri,
         "client_id": provider.client_id, "client_secret": provider.client_secret})
     body = clients.json_of(response)
@@ -59,8 +59,8 @@ def _google(config):
 def _github(config):
     """GitHub's "check a token" API authenticates the app itself (Basic client id + secret): an
     unknown token answers 404 when the credentials are right, 401 when they are wrong."""
-    provider = build_provider("github", config)
-    response = clients.call("POST", f"{provider.api_base}/applications/{provider.client_id}/token",
+    provider = vendor_provider("github", config)
+    response = clients.call("POST", f"{provider.api_base}/applications/{provider.client_id}/token", provider.timeout,
                             auth=(provider.client_id, provider.client_secret),
                             headers={"Accept": "application/vnd.github+json"}, json={"access_token": PROBE_CODE})
     if response.status_code not in (200, 404, 422):

@@ -40,7 +40,7 @@ def authorize(name):
     nonce = None
     if name == GOOGLE:
         try:
-            endpoint = clients.discovery(chosen.metadata_url)["authorization_endpoint"]
+            endpoint = clients.discovery(chosen.metadata_url, chosen.timeout)["authorization_endpoint"]
         except (clients.ProviderUnavailable, KeyError) as exc:
             raise UpstreamError(_("The OAuth provider is unavailable")) from exc
         nonce = secrets.token_urlsafe(16)
@@ -74,11 +74,11 @@ def _consume_state(state, name):
 def _identity(chosen, saved, code):
     try:
         if chosen.name == GOOGLE:
-            token_url = clients.discovery(chosen.metadata_url)["token_endpoint"]
+            token_url = clients.discovery(chosen.metadata_url, chosen.timeout)["token_endpoint"]
         else:
             token_url = f"{chosen.oauth_base}/login/oauth/access_token"
         tokens = clients.exchange_code(token_url, chosen.client_id, chosen.client_secret, code,
-                                       saved.redirect_uri, saved.code_verifier)
+                                       saved.redirect_uri, saved.code_verifier, chosen.timeout)
         if chosen.name == GOOGLE:
             return clients.google_identity(chosen, tokens, saved.nonce)
         return clients.github_identity(chosen, tokens)

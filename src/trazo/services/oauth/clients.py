@@ -1,8 +1,8 @@
 """HTTP conversations with the OAuth providers: discovery, JWKS, code exchange, identities.
 
 One requests.Session for the OAuth integration, (connect, read) timeouts and a total deadline
-(OAUTH_TIMEOUT) on every call, a cap on what is read, no retries. Discovery documents and JWKS
-are cached for an hour (JWKS refetched once when a token names an unknown key, which is how
+(`seconds`: the provider's timeout, OAUTH_TIMEOUT) on every call, a cap on what is read, no retries.
+Discovery documents and JWKS are cached for an hour (JWKS refetched once when a token names an unknown key, which is how
 providers rotate keys).
 """
 import threading
@@ -10,7 +10,6 @@ import time
 from dataclasses import dataclass
 
 import requests
-from flask import current_app
 from joserfc import jwt
 from joserfc.errors import InvalidKeyIdError, JoseError
 from joserfc.jwk import KeySet
@@ -43,11 +42,11 @@ class Identity:
     name: str | None
 
 
-def call(method, url, **kwargs):
-    """The answer of one request (read whole, capped); network failures and a passed deadline
-    become ProviderUnavailable."""
+def call(method, url, seconds, **kwargs):
+    """The answer of one request (read whole, capped, within `seconds`); network failures and a passed
+    deadline become ProviderUnavailable."""
     try:
-        return outbound.request(_http, method, url, integration="oauth", seconds=current_app.config["OAUTH_TIMEOUT"],
+        return outbound.request(_http, method, url, integration="oauth", seconds=seconds,
                                 max_bytes=MAX_ANSWER_BYTES, timeout=TIMEOUT, **kwargs)
     except requests.RequestException as exc:
         raise ProviderUnavailable(f"{method} {url} failed: {exc.__class__.__name__}") from exc
@@ -72,11 +71,11 @@ def _cached(key, load, refresh=False):
     return value
 
 
-def discovery(metadata_url):
+def discovery(metadata_url, seconds):
     """The provider's OpenID configuration document (cached)."""
 
     def load():
-        response = call("GET", metadata_url, headers={"Accept": "application/json"})
+        response = call("GET", metadata_url, seconds, headers={"Accept": "application/json"})
         document = json_of(response)
         if response.status_code != 200 or not isinstance(document, dict) or "token_endpoint" not in document:
             raise ProviderUnavailable(f"{metadata_url} is not an OpenID configuration "
@@ -86,9 +85,9 @@ def discovery(metadata_url):
     return _cached(("discovery", metadata_url), load)
 
 
-def _key_set(jwks_uri, refresh=False):
+def _key_set(jwks_uri, seconds, refresh=False):
     def load():
-        response = call("GET", jwks_uri, headers={"Accept": "application/json"})
+        response = call("GET", jwks_uri, seconds, headers={"Accept": "application/json"})
         try:
             return KeySet.import_key_set(json_of(response))
         except (JoseError, ValueError, TypeError, KeyError) as exc:
@@ -97,9 +96,9 @@ def _key_set(jwks_uri, refresh=False):
     return _cached(("jwks", jwks_uri), load, refresh)
 
 
-def exchange_code(token_url, client_id, client_secret, code, redirect_uri, code_verifier):
+def exchange_code(token_url, client_id, client_secret, code, redirect_uri, code_verifier, seconds):
     """Trade an authorization code (with its PKCE verifier) for the provider's tokens."""
-    response = call("POST", token_url, headers={"Accept": "application/json"}, data={
+    response = call("POST", token_url, seconds, headers={"Accept": "application/json"}, data={
         "grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
         "client_id": client_id, "client_secret": client_secret, "code_verifier": code_verifier})
     if response.status_code >= 500:
@@ -111,13 +110,14 @@ def exchange_code(token_url, client_id, client_secret, code, redirect_uri, code_
     return tokens
 
 
-def verify_id_token(id_token, metadata, client_id, nonce):
+def verify_id_token(id_token, metadata, client_id, nonce, seconds):
     """The claims of an ID token signed by the provider's keys, for us, fresh, with our nonce."""
     try:
         try:
-            token = jwt.decode(id_token, _key_set(metadata["jwks_uri"]), algorithms=["RS256"])
+            token = jwt.decode(id_token, _key_set(metadata["jwks_uri"], seconds), algorithms=["RS256"])
         except InvalidKeyIdError:
-            token = jwt.decode(id_token, _key_set(metadata["jwks_uri"], refresh=True), algorithms=["RS256"])
+            token = jwt.decode(id_token, _key_set(metadata["jwks_uri"], seconds, refresh=True),
+                               algorithms=["RS256"])
         issuer = metadata.get("issuer", "")
         jwt.JWTClaimsRegistry(
             leeway=CLOCK_LEEWAY_SECONDS,
@@ -135,11 +135,11 @@ def _verified(value):
 
 
 def google_identity(provider, tokens, nonce):
-    metadata = discovery(provider.metadata_url)
+    metadata = discovery(provider.metadata_url, provider.timeout)
     if tokens.get("id_token"):
-        claims = verify_id_token(tokens["id_token"], metadata, provider.client_id, nonce)
+        claims = verify_id_token(tokens["id_token"], metadata, provider.client_id, nonce, provider.timeout)
     else:
-        response = call("GET", metadata["userinfo_endpoint"],
+        response = call("GET", metadata["userinfo_endpoint"], provider.timeout,
                         headers={"Authorization": f"Bearer {tokens['access_token']}"})
         claims = json_of(response)
         if response.status_code != 200 or not isinstance(claims, dict) or not claims.get("sub"):
@@ -149,7 +149,7 @@ def google_identity(provider, tokens, nonce):
 
 
 def _github_get(provider, path, access_token):
-    response = call("GET", f"{provider.api_base}{path}", headers={
+    response = call("GET", f"{provider.api_base}{path}", provider.timeout, headers={
         "Authorization": f"Bearer {access_token}", "Accept": "application/vnd.github+json"})
     body = json_of(response)
     if response.status_code != 200:
