@@ -17,7 +17,7 @@ __all__ = ["AIProviderError", "Completion", "ProviderConfig", "Stream", "call_se
 
 
 def call_settings():
-    """The settings every provider call obeys (docs/ai.md)."""
+    """The settings every provider call obeys (docs/security.md: AI_TIMEOUT, the size cap, the address guard)."""
     config = current_app.config
     base_urls = {spec.base_url_setting: config[spec.base_url_setting] for spec in PROVIDER_TYPES.values()
                  if spec.base_url_setting}

@@ -1,5 +1,5 @@
 """A provider's failures (services/ai/errors.py) as the API answers them: the browser client's codes,
-their HTTP statuses and localized texts, never a 500 (docs/ai.md)."""
+their HTTP statuses and localized texts, never a 500 (docs/errors.md)."""
 from contextlib import contextmanager
 
 from flask_babel import gettext as _
