@@ -207,19 +207,14 @@ class _Parser:
 
     def parse_map_node(self, i):
         """(end, whether it was a block comment)."""
-        s = self.s
-        if s[i] == "#":
-            return self.comment(i), False
-        if s.startswith('"""', i):
-            return self.block_comment(i), True
-        if s.startswith("...$", i):
-            return self.parse_substitution(i + 4)[0], False
-        if s.startswith("...@", i):
-            self.imports.append(i + 3)
-            return self.parse_import(i + 4), False
-        return self.parse_map_key(i), False
+        return self.parse_node(i, self.parse_map_key)
 
     def parse_array_node(self, i):
+        return self.parse_node(i, lambda j: self.parse_value(j)[0])
+
+    def parse_node(self, i, parse_rest):
+        """A comment, a spread substitution or import, else what `parse_rest` reads: (end, whether it was a
+        block comment)."""
         s = self.s
         if s[i] == "#":
             return self.comment(i), False
@@ -230,7 +225,7 @@ class _Parser:
         if s.startswith("...@", i):
             self.imports.append(i + 3)
             return self.parse_import(i + 4), False
-        return self.parse_value(i)[0], False
+        return parse_rest(i), False
 
     def comment(self, i):
         end = self.s.find("\n", i)
