@@ -17,7 +17,7 @@ SYSTEM_TOOLS := dot:graphviz java:default-jre-headless node:nodejs npm:npm
 SYSTEM_FONTS := /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf:fonts-liberation \
 	/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
 
-.PHONY: install engines engine-mermaid system-tools run test test-pg fuzz corpus bench soak lint migrate migration openapi i18n clean
+.PHONY: install engines engine-mermaid system-tools run test test-pg fuzz corpus bench soak lint migrate migration openapi settings-doc i18n clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-assets.txt setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -113,6 +113,10 @@ migrate: install
 # make migration MESSAGE="add x"  (autogenerate a revision from the models)
 migration: install
 	APP_ENV=$${APP_ENV:-development} $(FLASK) db migrate -m "$(MESSAGE)"
+
+# README.md's settings tables and .env.example, from the table in src/trazo/settings.py.
+settings-doc: install
+	$(BIN)/python tools/settings_doc.py
 
 openapi: install
 	APP_ENV=$${APP_ENV:-development} $(FLASK) openapi write --format=json openapi.json

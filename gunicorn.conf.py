@@ -9,58 +9,55 @@ proxy that buffers whole requests in front (the nginx example in README.md does)
 """
 import importlib.util
 import ipaddress
-import multiprocessing
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
 
-def _int(name, default):
-    return int(os.environ.get(name) or default)
-
-
-_shared_limits = (os.environ.get("RATELIMIT_STORAGE_URI") or "memory://").startswith(("redis", "rediss"))
-
-wsgi_app = "wsgi:app"
-bind = f"{os.environ.get('HOST') or '127.0.0.1'}:{_int('PORT', 8000)}"
-worker_class = "gthread"
-workers = _int("WEB_CONCURRENCY", min(4, multiprocessing.cpu_count() * 2) if _shared_limits else 1)
-threads = _int("GUNICORN_THREADS", 128)  # each open chat stream holds one thread for its whole life
-timeout = _int("GUNICORN_TIMEOUT", 60)
-graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
-keepalive = _int("GUNICORN_KEEPALIVE", 5)
-max_requests = _int("GUNICORN_MAX_REQUESTS", 0)
-max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 0)
-accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None  # empty: no access log
-# The path without its query string, and no referrer: share access tokens travel in query strings. The
-# logger class writes the path with a share token cut short and a files API path as `{path}`.
-# Last, the request id the application answered with (X-Request-ID).
-access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s" %({x-request-id}o)s'
-errorlog = "-"
-loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
-
-
-def _standalone_logs_module():
-    """src/trazo/logs.py loaded on its own: importing `trazo.logs` would import the whole application into
-    the master, and workers forked after a HUP would keep that old code (logs.py needs no other module
-    of ours)."""
+def _standalone_module(name):
+    """src/trazo/<name>.py loaded on its own: importing `trazo.<name>` would import the whole application into
+    the master, and workers forked after a HUP would keep that old code (logs.py and settings.py need no other
+    module of ours)."""
     package = importlib.util.find_spec("trazo")  # finds the package without importing it
-    path = Path(package.submodule_search_locations[0]) / "logs.py"
-    spec = importlib.util.spec_from_file_location("trazo_gunicorn_logs", path)
+    path = Path(package.submodule_search_locations[0]) / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"trazo_gunicorn_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
+# Every setting read here is declared in src/trazo/settings.py ("Server" and the ones shared with the service).
+_settings = _standalone_module("settings")
+SERVER_SETTINGS = [setting.name for setting in _settings.SETTINGS if setting.section == "Server"]
+_env = _settings.read(os.environ, names=(*SERVER_SETTINGS, "RATELIMIT_STORAGE_URI", "LOG_FORMAT"))
+
+wsgi_app = "wsgi:app"
+bind = f"{_env['HOST']}:{_env['PORT']}"
+worker_class = "gthread"
+workers = _env["WEB_CONCURRENCY"]  # 1 with in-memory limits, which every request must share
+threads = _env["GUNICORN_THREADS"]  # each open chat stream holds one thread for its whole life
+timeout = _env["GUNICORN_TIMEOUT"]
+graceful_timeout = _env["GUNICORN_GRACEFUL_TIMEOUT"]
+keepalive = _env["GUNICORN_KEEPALIVE"]
+max_requests = _env["GUNICORN_MAX_REQUESTS"]
+max_requests_jitter = _env["GUNICORN_MAX_REQUESTS_JITTER"]
+accesslog = _env["GUNICORN_ACCESSLOG"] or None  # empty: no access log
+# The path without its query string, and no referrer: share access tokens travel in query strings. The
+# logger class writes the path with a share token cut short and a files API path as `{path}`.
+# Last, the request id the application answered with (X-Request-ID).
+access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s" %({x-request-id}o)s'
+errorlog = "-"
+loglevel = _env["GUNICORN_LOGLEVEL"]
+
 # One line per record for the access and error logs (control characters escaped), or one JSON object per
 # line with LOG_FORMAT=json; paths without secrets or user content in both (docs/operations.md).
-if (os.environ.get("LOG_FORMAT") or "text").strip().lower() == "json":
-    logger_class = _standalone_logs_module().GunicornJsonLogger
+if _env["LOG_FORMAT"] == "json":
+    logger_class = _standalone_module("logs").GunicornJsonLogger
 else:
-    logger_class = _standalone_logs_module().GunicornTextLogger
+    logger_class = _standalone_module("logs").GunicornTextLogger
 
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+forwarded_allow_ips = _env["FORWARDED_ALLOW_IPS"]
 # No runtime control socket: its default path (~/.gunicorn/gunicorn.ctl) is shared by every gunicorn this
 # user runs, so two instances on one host would steer each other; signals do the same job.
 control_socket_disable = True
@@ -83,8 +80,8 @@ def _reachable_from_outside(address):
 
 def when_ready(server):
     """Warn when X-Forwarded-For is trusted on an address clients can reach without the proxy."""
-    hops = (os.environ.get("TRUSTED_PROXY_COUNT") or "0").strip()
-    if hops == "0":
+    hops = _settings.value(os.environ, "TRUSTED_PROXY_COUNT")
+    if hops == 0:
         return
     for address in server.cfg.address:
         if _reachable_from_outside(address):
@@ -99,7 +96,7 @@ def on_starting(server):
     in PROMETHEUS_MULTIPROC_DIR and GET /metrics merges them. The directory (the variable's, else a new
     temporary one) is emptied of a previous run's files and exported before any worker is forked, so every
     worker inherits it; prometheus-client reads the variable when a worker first imports it."""
-    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    directory = _settings.value(os.environ, "PROMETHEUS_MULTIPROC_DIR")
     if not directory:
         directory = tempfile.mkdtemp(prefix="trazo-metrics-")
         os.environ["TRAZO_METRICS_TEMP_DIR"] = directory  # ours: on_exit removes it

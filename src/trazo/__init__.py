@@ -4,7 +4,7 @@ from pathlib import Path
 
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import error_reports, logs, metrics, transactions, web
+from . import error_reports, logs, metrics, settings, transactions, web
 from .api.ai import routes as ai_routes
 from .api.audit import routes as audit_routes
 from .api.billing import routes as billing_routes
@@ -30,7 +30,7 @@ from .core import mail
 from .errors import register_error_handlers
 from .extensions import babel, cors, db, jwt, migrate, oauth
 from .i18n import select_locale
-from .ratelimit import DEFAULT_LIMITS, init_limiter
+from .ratelimit import init_limiter
 from .web import api as rest_api
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
@@ -74,9 +74,8 @@ def register_blueprints(prefix):
 def create_app(overrides=None, env=None):
     """Build the application: config -> extensions -> auth -> errors -> blueprints -> CLI."""
     env = os.environ if env is None else env
-    instance_path = os.path.abspath(env.get("INSTANCE_PATH") or "instance")
+    instance_path = os.path.abspath(settings.value(env, "INSTANCE_PATH"))
     app = web.Application(__name__, instance_path=instance_path, instance_relative_config=False)
-    app.config.update(DEFAULT_LIMITS)
     app.config.update(load_config(env, instance_path))
     app.config.update(web.docs_config(app.config))
     app.config.update(overrides or {})

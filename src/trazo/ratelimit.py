@@ -45,39 +45,9 @@ def seconds_until_reset():
 
 
 def limit(name):
-    """A limit string from settings (e.g. RATE_LIMIT_LOGIN), read per request so tests can change it."""
+    """A limit string from settings (e.g. RATE_LIMIT_LOGIN, declared in settings.py), read per request so tests
+    can change it."""
     return lambda: current_app.config[f"RATE_LIMIT_{name}"]
-
-
-DEFAULT_LIMITS = {
-    "RATE_LIMIT_LOGIN": "10/minute",
-    "RATE_LIMIT_REGISTER": "20/hour",
-    "RATE_LIMIT_RESET_REQUEST": "10/hour",
-    "RATE_LIMIT_RESET_CONFIRM": "10/hour",
-    "RATE_LIMIT_MFA_VERIFY": "10/5 minutes",
-    "RATE_LIMIT_OAUTH_CALLBACK": "10/minute",
-    "RATE_LIMIT_RENDER": "60/minute",
-    # Seconds of engine time (a local process, a Mermaid page, resvg, a Kroki call) a client's renders the
-    # cache cannot answer may hold (core/rendering.py; docs/rendering.md, "Limits").
-    "RATE_LIMIT_RENDER_SECONDS": "60/minute",
-    "RATE_LIMIT_SHARED_PUBLIC": "60/minute",
-    "RATE_LIMIT_SHARED_IMAGE": "300/minute",
-    "RATE_LIMIT_EXPORT": "30/minute",
-    "RATE_LIMIT_EXPORT_IMAGES": "2/10 minutes",
-    "RATE_LIMIT_REVISION_DIFF": "30/minute",
-    "RATE_LIMIT_REVISION_RESTORE": "30/minute",
-    "RATE_LIMIT_REVISION_LABEL": "30/minute",
-    "RATE_LIMIT_EXPORT_SUMMARY": "60/minute",
-    "RATE_LIMIT_IMPORT": "20/minute",
-    "RATE_LIMIT_IMPORT_PREVIEW": "60/minute",
-    "RATE_LIMIT_FILES_SYNC": "20/minute",
-    # Diagrams and folders one user creates, whatever the route (a request spends what it creates; one
-    # request creates at most 1,000: 500 files and their folders).
-    "RATE_LIMIT_CREATIONS": "1000/hour",
-    "RATE_LIMIT_AI": "30/minute",
-    "RATE_LIMIT_PERSONAL_TOKEN": "600/minute",
-    "RATE_LIMIT_PERSONAL_TOKEN_CREATE": "10/hour",
-}
 
 
 def spend(name, key, cost=1):
