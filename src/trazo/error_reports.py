@@ -5,7 +5,7 @@ cookies, query strings, whole share tokens or files API paths (URLs are cut as t
 import sentry_sdk
 from sentry_sdk.integrations.flask import FlaskIntegration
 
-from . import logs
+from .logs import current_request_id, loggable_url
 
 # Request headers that never reach Sentry (credentials and share access tokens).
 SECRET_HEADERS = frozenset({"authorization", "cookie", "x-share-access"})
@@ -29,7 +29,7 @@ def scrub_event(event, _hint=None):
         for key in ("query_string", "cookies", "data"):
             request.pop(key, None)
         if isinstance(request.get("url"), str):
-            request["url"] = logs.loggable_url(request["url"])
+            request["url"] = loggable_url(request["url"])
         headers = request.get("headers")
         if isinstance(headers, dict):
             request["headers"] = {name: value for name, value in headers.items()
@@ -41,11 +41,11 @@ def scrub_event(event, _hint=None):
             data.pop("http.query", None)
             data.pop("http.fragment", None)
             if isinstance(data.get("url"), str):
-                data["url"] = logs.loggable_url(data["url"])
+                data["url"] = loggable_url(data["url"])
     extra = event.get("extra")
     if isinstance(extra, dict):
         extra.pop("sys.argv", None)  # the command line may hold anything
-    request_id = logs.current_request_id()
+    request_id = current_request_id()
     if request_id:
         event.setdefault("tags", {})["request_id"] = request_id
     return event

@@ -16,11 +16,11 @@ guard, into the SVG as a `data:` picture (services/render/icons.py).
 import functools
 import re
 
-from . import icons
 from .d2_source import MAX_NESTING, TooDeep, scan
 from .diagnostics import MAX_MESSAGE_CHARS, clean_message, find_line
 from .engines import Engine, EngineMissing, executable, first_version, probe, register, reserving_limits
 from .errors import DiagramSyntaxError, ReadsFiles
+from .icons import embed as embed_icons
 
 # "err: failed to compile -: -:2:1: connection missing destination"
 _ERROR = re.compile(r"^err:\s*(?:failed to compile -:\s*)?(?:-:)?(.*)$")
@@ -87,7 +87,7 @@ def _line(source, position):
 
 def _embed_icons(config, svg, ends, max_bytes):
     """After D2: its http(s) icons fetched and embedded, or left out (services/render/icons.py)."""
-    return icons.embed(svg, config, ends, max_bytes)
+    return embed_icons(svg, config, ends, max_bytes)
 
 
 def describe(errors, _source):

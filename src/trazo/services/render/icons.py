@@ -30,8 +30,9 @@ import redis
 import requests
 
 from .. import outbound
-from . import cache, notices
+from .cache import LruCache, redis_client
 from .errors import RendererFailed
+from .notices import add as add_notice
 from .sanitize import clean_svg
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ _IMAGE = '<image href="'
 _REMOTE = ("http://", "https://")
 _PICTURE, _FAILED = "picture:", "failed:"
 _session = outbound.session()
-_memory = cache.LruCache(MEMORY_BYTES)
+_memory = LruCache(MEMORY_BYTES)
 
 
 def embed(svg, config, ends, max_bytes):
@@ -79,7 +80,7 @@ def embed(svg, config, ends, max_bytes):
 def forget(redis_url=None):
     """Forget every cached icon (tests, and operators after an icon changed upstream)."""
     _memory.clear()
-    client = cache.redis_client(redis_url)
+    client = redis_client(redis_url)
     if client is not None:
         for key in client.scan_iter(match=REDIS_PREFIX + "*", count=500):
             client.delete(key)
@@ -116,7 +117,7 @@ def _rebuilt(svg, pictures, entries, budget):
             out.append(svg[at:start])
             if url not in noted:
                 noted.add(url)
-                notices.add(_notice(url, entry if entry.startswith(_FAILED) else _FAILED + "too_large"))
+                add_notice(_notice(url, entry if entry.startswith(_FAILED) else _FAILED + "too_large"))
         at = end
     out.append(svg[at:])
     return "".join(out)
@@ -217,7 +218,7 @@ def _remembered(url, redis_url):
         expires, _, entry = stored.partition(" ")
         if float(expires) > time.time():
             return entry
-    client = cache.redis_client(redis_url)
+    client = redis_client(redis_url)
     if client is None:
         return None
     try:
@@ -235,7 +236,7 @@ def _remembered(url, redis_url):
 def _remember(url, entry, redis_url):
     key, seconds = _key(url), _seconds(entry)
     _memory.put(key, f"{time.time() + seconds} {entry}")
-    client = cache.redis_client(redis_url)
+    client = redis_client(redis_url)
     if client is not None:
         try:
             client.set(key, entry.encode("utf-8"), ex=seconds)
