@@ -26,10 +26,10 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from sqlalchemy import event
 from sqlalchemy.pool import Pool
 
-from . import settings
+from .settings import value as setting_value
 
 # prometheus-client chose its storage (files or memory) from this variable when it was imported.
-MULTIPROCESS_DIR = settings.value(os.environ, "PROMETHEUS_MULTIPROC_DIR") or None
+MULTIPROCESS_DIR = setting_value(os.environ, "PROMETHEUS_MULTIPROC_DIR") or None
 CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4  # the text format every Prometheus version reads
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
