@@ -115,9 +115,14 @@ def test_one_address_with_two_costly_flowcharts_leaves_a_mermaid_page_for_anothe
     victim = _render(client, "flowchart LR\n  victim --> served", "mermaid")
     assert victim.status_code == 200 and "served" in victim.get_data(as_text=True)
     assert attack.held() == []  # drawn on the other page: it waited for the attack and got 504 before
-    answers = sorted(attack.join(), key=lambda answer: answer.status_code)
-    assert answers[0].status_code in (400, 504)  # the page's CPU bound or the timeout
-    _refused_for_its_share(answers[1])
+    answers = attack.join()
+    refused = [answer for answer in answers if answer.get_json(silent=True) == {"detail": OWN_SHARE}]
+    assert len(refused) == 1  # its second flowchart, at once: one page per client
+    _refused_for_its_share(refused[0])
+    drawn = next(answer for answer in answers if answer is not refused[0])
+    # The page's CPU or memory bound, the timeout, or (on a machine loaded enough that its page could not
+    # be had in time) busy: never drawn, never a second page.
+    assert drawn.status_code in (400, 503, 504)
 
 
 def test_the_render_budget_is_charged_by_the_seconds_a_render_held(app, client, kroki, settings):
