@@ -14,7 +14,7 @@ from ...errors import BadRequest, Conflict, found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.security import IntegrationVendor
-from .catalogue import OAUTH, masked_config, merged_config, missing_fields, vendor_type
+from .catalog import OAUTH, masked_config, merged_config, missing_fields, vendor_type
 from .checks import CheckFailed, run_check
 
 

@@ -35,7 +35,7 @@ class VendorType:
         return next((field for field in self.fields if field.name == name), None)
 
 
-CATALOGUE = {vendor.name: vendor for vendor in (
+CATALOG = {vendor.name: vendor for vendor in (
     VendorType("resend", EMAIL, "Resend", (
         Field("api_key", required=True, secret=True), Field("from_email", required=True, kind="sender"),
         Field("api_base", kind="url"))),
@@ -57,11 +57,11 @@ CATALOGUE = {vendor.name: vendor for vendor in (
 
 
 def vendor_type(name, category=None):
-    """The catalogue entry of `name`; 422 when unknown or not of `category`."""
-    found = CATALOGUE.get(name)
+    """The catalog entry of `name`; 422 when unknown or not of `category`."""
+    found = CATALOG.get(name)
     if found is None:
         raise ValidationFailed("vendor_type", _("Unknown vendor type. Known types: %(types)s",
-                                                types=", ".join(sorted(CATALOGUE))))
+                                                types=", ".join(sorted(CATALOG))))
     if category is not None and found.category != category:
         raise ValidationFailed("category", _("%(vendor)s belongs to the %(category)s category",
                                              vendor=found.label, category=found.category))
