@@ -6,7 +6,6 @@ and the first characters as `prefix`, so the owner can tell tokens apart. auth.p
 token, its scope and the route it may be used on; here tokens are made, found, touched and revoked. Creating
 one e-mails the owner (never the token); a password reset revokes them all (docs/security.md, "Accounts").
 """
-import hashlib
 import secrets
 from datetime import timedelta
 
@@ -22,6 +21,7 @@ from ..models.base import new_id, utcnow
 from ..models.security import PersonalAccessToken
 from ..ratelimit import client_address
 from . import audit
+from .hashing import digest
 from .mail import send_template
 
 PREFIX = "trz_"
@@ -34,10 +34,6 @@ USE_RECORD_SECONDS = 60
 SEEN_ADDRESSES = 10
 MAX_TOKENS_PER_USER = 50
 MAX_EXPIRY_DAYS = 365
-
-
-def token_hash(text):
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def looks_like_token(text):
@@ -54,7 +50,7 @@ def create(user, name, scopes, expires_in_days):
     text = PREFIX + secrets.token_urlsafe(SECRET_BYTES)
     now = utcnow()
     token = PersonalAccessToken(
-        id=new_id(), user_id=user.id, name=name, token_hash=token_hash(text),
+        id=new_id(), user_id=user.id, name=name, token_hash=digest(text),
         prefix=text[:len(PREFIX) + SHOWN_CHARACTERS], scopes=f"{READ} {WRITE}" if WRITE in scopes else READ,
         created_at=now, expires_at=now + timedelta(days=expires_in_days) if expires_in_days else None)
     db.session.add(token)
@@ -98,7 +94,7 @@ def find(text):
     """(token, user) for a token that exists and has not expired, else None: one statement."""
     row = db.session.execute(
         select(PersonalAccessToken, User).join(User, User.id == PersonalAccessToken.user_id)
-        .where(PersonalAccessToken.token_hash == token_hash(text))).first()
+        .where(PersonalAccessToken.token_hash == digest(text))).first()
     if row is None or (row[0].expires_at is not None and row[0].expires_at <= utcnow()):
         return None
     return row[0], row[1]

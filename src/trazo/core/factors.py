@@ -23,7 +23,8 @@ from ..extensions import db
 from ..models.base import utcnow
 from ..models.security import MfaSecret, RecoveryCode
 from ..ratelimit import Counter
-from . import crypto, passwords
+from . import crypto
+from .hashing import keyed_hash
 from .mail import send_template
 
 TOTP = "totp"
@@ -48,7 +49,7 @@ def secrets_row(user, create=False):
 
 def _code_hash(user, purpose, code):
     # Codes have little entropy: the hash is keyed (SECRET_KEY) and salted with user and purpose.
-    return passwords.token_hash(f"{user.id}:{purpose}:{code}")
+    return keyed_hash(f"{user.id}:{purpose}:{code}")
 
 
 # -- TOTP ------------------------------------------------------------------------------

@@ -1,5 +1,4 @@
-"""Password hashing (argon2id), the password policy and one-time token hashing."""
-import hashlib
+"""Password hashing (argon2id), the password policy and one-time tokens (keyed by core/hashing.py)."""
 import hmac
 import re
 import secrets
@@ -10,6 +9,8 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from flask import current_app
 from flask_babel import gettext as _
 from marshmallow import ValidationError
+
+from .hashing import keyed_hash
 
 SPECIAL_CHARACTERS = "!@#$%^&*()_+-=[]{}|;:',.<>?/~"
 MIN_LENGTH, MAX_LENGTH = 12, 128
@@ -89,13 +90,7 @@ def check_policy(password, email=None):
 def new_token():
     """A URL-safe single-use token and the hash we store for it."""
     token = secrets.token_urlsafe(32)
-    return token, token_hash(token)
-
-
-def token_hash(token):
-    """Keyed hash of a high-entropy token (it is not a password: no slow hash needed)."""
-    key = current_app.config["SECRET_KEY"].encode()
-    return hmac.new(key, token.encode(), hashlib.sha256).hexdigest()
+    return token, keyed_hash(token)
 
 
 def same_hash(left, right):

@@ -1,12 +1,13 @@
 """Secrets of a shared link: its URL token, generated access codes and the short-lived access token
 a visitor receives after entering the right code (so a reload need not ask for the code again)."""
-import hashlib
 import hmac
 import secrets
 import string
 
 from flask import current_app
 from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+from ...core.hashing import keyed_hash
 
 ACCESS_TOKEN_SECONDS = 3600
 GENERATED_CODE_LENGTH = 8
@@ -28,9 +29,7 @@ def _serializer():
 
 def _code_fingerprint(link):
     """Changes whenever the code changes; keyed, so the token reveals nothing about the stored hash."""
-    key = current_app.config["SECRET_KEY"].encode()
-    message = f"{_SALT}:{link.id}:{link.access_code_hash or ''}".encode()
-    return hmac.new(key, message, hashlib.sha256).hexdigest()[:32]
+    return keyed_hash(f"{_SALT}:{link.id}:{link.access_code_hash or ''}")[:32]
 
 
 def issue_access_token(link):

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from ...core import access_tokens, audit, passwords
 from ...core.accounts import set_password
+from ...core.hashing import keyed_hash
 from ...core.mail import send_template
 from ...errors import BadRequest
 from ...extensions import db
@@ -74,7 +75,7 @@ def confirm_password_reset(email, token, new_password):
     user = db.session.scalar(select(User).where(User.email == email))
     valid = (user is not None and user.reset_token_expires_at is not None
              and user.reset_token_expires_at > utcnow()
-             and passwords.same_hash(user.reset_token_hash, passwords.token_hash(token)))
+             and passwords.same_hash(user.reset_token_hash, keyed_hash(token)))
     if not valid:
         raise BadRequest(_("Invalid or expired reset token"))
     set_password(user, new_password)
