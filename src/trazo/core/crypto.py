@@ -38,10 +38,17 @@ def rotate(token):
     return _cipher().rotate(token.encode()).decode()
 
 
-def mask(plaintext):
-    """`sk-a...xyz` from the plaintext; short secrets are fully hidden."""
-    if not plaintext:
+SHORT_SECRET = 8  # characters: a secret this short shows none of them
+
+
+def mask(plaintext, *, head=4, tail=3, cover="...", short_cover="***"):
+    """The one masking rule for a secret shown back to its owner (docs/glossary.md, "Mask"): "" for no
+    secret, `short_cover` for a short one, else its first `head` and last `tail` characters around
+    `cover`. AI keys use the defaults (`sk-a...xyz`); vendor settings show twelve bullets and the last 4
+    (api/integrations/catalog.py), which the browser client knows not to save back."""
+    text = "" if plaintext is None else str(plaintext)
+    if not text:
         return ""
-    if len(plaintext) <= 8:
-        return "***"
-    return f"{plaintext[:4]}...{plaintext[-3:]}"
+    if len(text) <= SHORT_SECRET:
+        return short_cover
+    return text[:head] + cover + text[len(text) - tail:]

@@ -3,6 +3,7 @@ from dataclasses import dataclass
 
 from flask_babel import gettext as _
 
+from ...core.crypto import mask
 from ...core.vendors import EMAIL, OAUTH, PAYMENT
 from ...errors import ValidationFailed
 
@@ -68,19 +69,15 @@ def vendor_type(name, category=None):
     return found
 
 
-def mask(value):
-    """Twelve bullets and the last 4 characters of the plaintext (nothing of a short secret).
-
-    The browser client skips values starting with a bullet when it saves, so a masked value
-    sent back never overwrites the secret.
-    """
-    text = str(value)
-    return MASK_PREFIX + (text[-4:] if len(text) > 8 else "")
-
-
 def masked_config(kind, config):
-    return {name: mask(value) if kind.field(name) and kind.field(name).secret and value not in (None, "") else value
-            for name, value in config.items()}
+    """Each secret as twelve bullets and its last 4 characters (nothing of a short one): the browser client
+    skips values starting with a bullet when it saves, so a masked value sent back never overwrites it."""
+    return {name: _shown(kind.field(name), value) for name, value in config.items()}
+
+
+def _shown(field, value):
+    secret = field and field.secret and value not in (None, "")
+    return mask(value, head=0, tail=4, cover=MASK_PREFIX, short_cover=MASK_PREFIX) if secret else value
 
 
 def _clean_value(field, value):
