@@ -10,7 +10,7 @@ import jwt as pyjwt
 import pytest
 from flask_jwt_extended import create_access_token
 
-from trazo.core.tokens import issue_access_token, issue_mfa_token
+from trazo.core.tokens import issue_mfa_token, issue_session_token
 from trazo.extensions import db
 from trazo.models import User
 
@@ -196,7 +196,7 @@ def test_expired_wrong_type_and_stale_tokens_are_401(app, user):
         mfa = issue_mfa_token(account, "login-1", ["totp"], "totp")
         stale = create_access_token(identity=user.id, additional_claims={
             "pca": int(account.password_changed_at.timestamp()) - 5})
-        fresh = issue_access_token(account)
+        fresh = issue_session_token(account)
     assert error_detail(user.get("/users/me", token=expired), 401) == "Token has expired"
     assert error_detail(user.get("/users/me", token=expired, lang="es"), 401) == "El token ha expirado"
     error_detail(user.get("/users/me", token=without_pca), 401)

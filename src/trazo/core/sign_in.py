@@ -16,7 +16,7 @@ from ..models.base import utcnow
 from ..ratelimit import Counter
 from . import audit, factors
 from .factors import EMAIL
-from .tokens import issue_access_token, issue_mfa_token
+from .tokens import issue_mfa_token, issue_session_token
 
 MAX_RESENDS = 3
 RESEND_COOLDOWN_SECONDS = 60
@@ -36,7 +36,7 @@ def sign_in(user, event, details=None):
     user.last_login_at = utcnow()
     db.session.commit()
     audit.record(event, user=user, details=details)
-    return {"access_token": issue_access_token(user), "token_type": "bearer", "mfa_enabled": False}
+    return {"access_token": issue_session_token(user), "token_type": "bearer", "mfa_enabled": False}
 
 
 def start_challenge(user):

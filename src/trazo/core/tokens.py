@@ -1,8 +1,9 @@
 """Issuing and reading tokens with flask-jwt-extended (the rules are in docs/api.md, "Authentication and
-tokens"); checking a request's access token is auth.py's part.
+tokens"); checking a request's session token is auth.py's part. Names: docs/glossary.md.
 
-- Access tokens carry `type: "access"`, `pca` (password changed at, Unix seconds) and `auth_time` (when
-  the sign-in that issued them proved who the user is), signed with JWT_SECRET_KEY.
+- Session tokens (the JWT a sign-in returns as `access_token`; the extension calls them access tokens)
+  carry `type: "access"`, `pca` (password changed at, Unix seconds) and `auth_time` (when the sign-in
+  that issued them proved who the user is), signed with JWT_SECRET_KEY.
 - MFA login tokens (a sign-in waiting for its second factor) carry `type: "mfa"` and are signed with a
   key derived from JWT_SECRET_KEY for that purpose alone.
 
@@ -64,7 +65,7 @@ def _decode_key(_header, unverified_claims):
     return _signing_key()
 
 
-def issue_access_token(user, lifetime_seconds=None):
+def issue_session_token(user, lifetime_seconds=None):
     """A bearer token for `user`, bound to its current password (pca). Only sign-ins call this (password,
     OAuth, MFA step, a password change), so the token records that moment as its sign-in time."""
     seconds = lifetime_seconds or current_app.config["ACCESS_TOKEN_EXPIRES"]

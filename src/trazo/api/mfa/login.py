@@ -15,7 +15,7 @@ from ...core import audit, factors
 from ...core.factors import EMAIL, TOTP
 from ...core.mail import send_template
 from ...core.sign_in import login_lifetime, send_login_code
-from ...core.tokens import issue_access_token, read_mfa_token, unix_seconds
+from ...core.tokens import issue_session_token, read_mfa_token, unix_seconds
 from ...errors import AccountLocked, BadRequest, Unauthorized
 from ...extensions import db
 from ...models import User
@@ -101,7 +101,7 @@ def verify(data):
     else:
         audit.record("login_mfa_verified", user=user, details={"method": method})
     audit.record("login_success", user=user, details={"mfa_method": method})
-    result = {"access_token": issue_access_token(user, current_app.config["MFA_ACCESS_TOKEN_EXPIRES"]),
+    result = {"access_token": issue_session_token(user, current_app.config["MFA_ACCESS_TOKEN_EXPIRES"]),
               "token_type": "bearer"}
     if method == "recovery" and remaining == 0:
         result["recovery_warning"] = _("You have used your last recovery code. Generate new codes in your "

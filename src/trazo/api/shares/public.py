@@ -15,7 +15,7 @@ from ...models.content import Diagram
 from ...models.sharing import SharedLink
 from ...ratelimit import Counter
 from . import access_log
-from .share_tokens import ACCESS_TOKEN_SECONDS, access_token_grants, issue_access_token
+from .share_secrets import SHARE_GRANT_SECONDS, issue_share_grant, share_grant_admits
 
 MAX_CODE_FAILURES = 5
 CODE_FAILURE_WINDOW_SECONDS = 15 * 60
@@ -98,10 +98,10 @@ def link_info(token):
     return LinkInfo(link, db.session.get(Diagram, link.diagram_id))
 
 
-def shared_diagram(token, access_token=None):
-    """The diagram; a protected link also wants the access token its verify call handed out."""
+def shared_diagram(token, grant=None):
+    """The diagram; a protected link also wants the share grant its verify call handed out."""
     link = _visitable_link(token)
-    if link.is_protected and not access_token_grants(link, access_token):
+    if link.is_protected and not share_grant_admits(link, grant):
         raise Forbidden(_("This link requires an access code"))
     access_log.record(link, "success")
     return _shared_diagram(link)
@@ -130,7 +130,7 @@ def verify_code(token, code):
                               remaining=MAX_CODE_FAILURES - attempt))
         failures.clear()
     access_log.record(link, "success")
-    return _shared_diagram(link, access_token=issue_access_token(link), access_token_expires_in=ACCESS_TOKEN_SECONDS)
+    return _shared_diagram(link, access_token=issue_share_grant(link), access_token_expires_in=SHARE_GRANT_SECONDS)
 
 
 def shared_image(token, fmt, theme, if_none_match):

@@ -14,7 +14,7 @@ from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram
 from ...models.sharing import ACCESS_PROTECTED, SharedLink
-from .share_tokens import new_access_code, new_link_token
+from .share_secrets import new_access_code, new_link_token
 
 
 @dataclass(frozen=True)

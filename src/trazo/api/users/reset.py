@@ -47,8 +47,7 @@ def _send_reset_link(email):
     user = db.session.scalar(select(User).where(User.email == email))
     if user is None or not user.is_active or _cooling_down(user):
         return
-    token, token_hash = passwords.new_token()
-    user.reset_token_hash = token_hash
+    token, user.reset_token_hash = passwords.new_token()
     user.reset_token_expires_at = utcnow() + RESET_TOKEN_LIFETIME
     query = urlencode({"token": token, "email": user.email})
     send_template(user.email, "reset_password", lazy_gettext("Reset your Trazo password"),

@@ -11,7 +11,7 @@ from ...core.accounts import count_users, linked_identities, set_password
 from ...core.plans import ensure_account_deletable, plan_summary
 from ...core.revalidations import ending_links
 from ...core.sign_in import sign_in
-from ...core.tokens import issue_access_token
+from ...core.tokens import issue_session_token
 from ...errors import AccountLocked, BadRequest, Forbidden, Unauthorized
 from ...extensions import db
 from ...models import User
@@ -100,7 +100,7 @@ def change_password(user, current_password, new_password, revoke_tokens=False):
     audit.record("password_changed", user=user)
     if revoked:
         audit.record("personal_tokens_revoked", user=user, details={"count": revoked, "reason": "password_change"})
-    return {"message": _("Password changed successfully"), "access_token": issue_access_token(user),
+    return {"message": _("Password changed successfully"), "access_token": issue_session_token(user),
             "token_type": "bearer"}
 
 

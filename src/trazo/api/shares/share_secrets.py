@@ -1,5 +1,6 @@
-"""Secrets of a shared link: its URL token, generated access codes and the short-lived access token
-a visitor receives after entering the right code (so a reload need not ask for the code again)."""
+"""Secrets of a shared link: its link token (in the URL), generated access codes and the share grant, the
+short-lived signed value a visitor receives after entering the right code (so a reload need not ask for the
+code again; its wire name stays `access_token`). Names: docs/glossary.md."""
 import hmac
 import secrets
 import string
@@ -9,7 +10,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from ...core.hashing import keyed_hash
 
-ACCESS_TOKEN_SECONDS = 3600
+SHARE_GRANT_SECONDS = 3600
 GENERATED_CODE_LENGTH = 8
 _CODE_ALPHABET = string.ascii_letters + string.digits
 _SALT = "trazo.shared-link-access"
@@ -32,16 +33,16 @@ def _code_fingerprint(link):
     return keyed_hash(f"{_SALT}:{link.id}:{link.access_code_hash or ''}")[:32]
 
 
-def issue_access_token(link):
+def issue_share_grant(link):
     return _serializer().dumps({"link": link.id, "code": _code_fingerprint(link)})
 
 
-def access_token_grants(link, token):
-    """True when `token` was issued for this link, under its current code, less than an hour ago."""
-    if not token:
+def share_grant_admits(link, grant):
+    """True when `grant` was issued for this link, under its current code, less than an hour ago."""
+    if not grant:
         return False
     try:
-        claims = _serializer().loads(token, max_age=ACCESS_TOKEN_SECONDS)
+        claims = _serializer().loads(grant, max_age=SHARE_GRANT_SECONDS)
     except BadSignature:
         return False
     return (isinstance(claims, dict) and claims.get("link") == link.id
