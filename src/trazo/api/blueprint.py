@@ -27,13 +27,21 @@ GET, HEAD and OPTIONS requests run their statements in autocommit, without a tra
 trips, docs/operations.md). A GET route that writes (creates a row on first use, logs a visit, keeps what
 an outside service answered) declares `transaction=True`: every method of the route then runs in a
 transaction, savepoints and several statements committed together included.
+
+A change that a stolen access token alone must not make (second factors, personal tokens) declares
+`recent_sign_in=True` (docs/security.md): once its JSON body is parsed and valid, the request must carry
+the current password in the body's `password` field or a token from a recent sign-in
+(auth.confirm_recent_sign_in), and the route documents that 403. The route needs a JSON body schema with
+a `password` field.
 """
-from functools import partial
+from functools import partial, wraps
 
 import flask_smorest
+from flask import g
 from flask.views import MethodView
+from webargs.flaskparser import FlaskParser
 
-from ..auth import admin_required, login_required
+from ..auth import admin_required, confirm_recent_sign_in, current_user, login_required
 from ..core.access_tokens import READ, WRITE
 from ..errors import ErrorSchema
 from ..transactions import READ_METHODS, in_transaction
@@ -41,22 +49,55 @@ from ..transactions import READ_METHODS, in_transaction
 USER, ADMIN, PUBLIC = "user", "admin", "public"
 BEARER = [{"bearerAuth": []}]
 BEARER_OR_TOKEN = [{"bearerAuth": []}, {"personalAccessToken": []}]
+RECENT_SIGN_IN_REFUSED = "Wrong password, or no password and no recent sign-in"
+
+
+class RecentSignInParser(FlaskParser):
+    """webargs' Flask parser that, on a route declared `recent_sign_in=True`, confirms the recent sign-in
+    once the JSON body is valid (so an invalid body stays a 422, and the password comes from the body)."""
+
+    def parse(self, argmap, req=None, *, location=None, **kwargs):
+        data = super().parse(argmap, req, location=location, **kwargs)
+        if location == "json" and g.pop("recent_sign_in_pending", False):
+            confirm_recent_sign_in(current_user, data.get("password"))
+        return data
+
+
+def requires_recent_sign_in(func):
+    """`func` with the recent sign-in confirmed by RecentSignInParser when its JSON body is parsed."""
+
+    @wraps(func)
+    def confirmed(*args, **kwargs):
+        g.recent_sign_in_pending = True
+        try:
+            answer = func(*args, **kwargs)
+        finally:
+            unconfirmed = g.pop("recent_sign_in_pending", False)
+        if unconfirmed:
+            raise RuntimeError("a recent_sign_in route parsed no JSON body (see api/blueprint.py)")
+        return answer
+
+    return confirmed
 
 
 class Blueprint(flask_smorest.Blueprint):
     """flask-smorest's Blueprint whose `route` takes `auth`, `not_found` and `transaction` (see the module's
-    docstring)."""
+    docstring), and `recent_sign_in`."""
+
+    ARGUMENTS_PARSER = RecentSignInParser()
 
     def __init__(self, *args, rate_limited=True, personal_tokens=False, **kwargs):
         super().__init__(*args, **kwargs)
         self.rate_limited = rate_limited
         self.personal_tokens = personal_tokens
 
-    def route(self, rule, *, auth=USER, not_found=None, transaction=False, parameters=None, tags=None,
-              **options):
+    def route(self, rule, *, auth=USER, not_found=None, transaction=False, recent_sign_in=False, parameters=None,
+              tags=None, **options):
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
         def decorator(view):
+            if recent_sign_in:
+                view = self._recent_sign_in(rule, view, auth)
             if isinstance(view, type) and issubclass(view, MethodView):
                 for method in self.HTTP_METHODS:
                     if method in view.methods and ("methods" not in options or method in options["methods"]):
@@ -71,6 +112,12 @@ class Blueprint(flask_smorest.Blueprint):
             return register(self._guard(view, levels.pop(), not_found, transaction, self._scope(methods)))
 
         return decorator
+
+    def _recent_sign_in(self, rule, view, auth):
+        if auth != USER or isinstance(view, type):
+            raise ValueError(f"{rule}: recent_sign_in is for a function view signed-in users call")
+        view = self.alt_response(403, schema=ErrorSchema, description=RECENT_SIGN_IN_REFUSED)(view)
+        return requires_recent_sign_in(view)
 
     def _scope(self, methods):
         """The personal-token scope the operation needs, or None when it refuses personal tokens."""

@@ -30,3 +30,26 @@ def test_the_token_of_an_mfa_sign_in_is_a_recent_sign_in(client, user, settings)
     assert verified.status_code == 200, verified.json
     regenerated = user.post("/mfa/regenerate-recovery-codes", token=verified.json["access_token"])
     assert regenerated.status_code == 200 and len(regenerated.json["codes"]) == 8
+
+
+RECENT_SIGN_IN_ROUTES = [("post", "/mfa/setup-totp", {}), ("post", "/mfa/enable-totp", {"code": "000000"}),
+                         ("post", "/mfa/enable-email", {}),
+                         ("post", "/mfa/verify-email-activation", {"code": "000000"}),
+                         ("post", "/users/me/tokens", {"name": "ci", "scopes": ["read"]})]
+
+
+def test_every_route_declared_recent_sign_in_documents_and_answers_its_403(client, user, settings):
+    paths = client.get("/openapi.json").json["paths"]
+    settings(RECENT_SIGN_IN_SECONDS=0)
+    for method, path, body in RECENT_SIGN_IN_ROUTES:
+        documented = paths["/api/v1" + path][method]["responses"]["403"]["description"]
+        assert documented == "Wrong password, or no password and no recent sign-in", path
+        assert error_detail(user.request(method.upper(), path, json=body), 403) == SIGN_IN_AGAIN
+        wrong = user.request(method.upper(), path, json=body | {"password": "wrong password"})
+        assert error_detail(wrong, 403) == "Password is incorrect"
+
+
+def test_a_body_that_fails_validation_is_a_422_before_the_recent_sign_in_check(user, settings):
+    settings(RECENT_SIGN_IN_SECONDS=0)
+    refused = user.post("/mfa/enable-totp", json={"password": "wrong password"})
+    assert refused.status_code == 422 and "code" in str(refused.json)

@@ -67,42 +67,38 @@ def status():
     return service.status(current_user)
 
 
-@blp.route("/setup-totp", methods=["POST"])
+@blp.route("/setup-totp", methods=["POST"], recent_sign_in=True)
 @blp.arguments(IdentitySchema)
 @blp.response(200, TotpSetupSchema)
-@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def setup_totp(data):
     """Create a pending TOTP secret and its QR code"""
-    return service.setup_totp(current_user, data["password"])
+    return service.setup_totp(current_user)
 
 
-@blp.route("/enable-totp", methods=["POST"])
+@blp.route("/enable-totp", methods=["POST"], recent_sign_in=True)
 @blp.arguments(ActivationSchema)
 @blp.response(200, ActivationResultSchema)
 @blp.alt_response(400, schema=ErrorSchema, description="No pending secret or wrong code")
-@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def enable_totp(data):
     """Confirm the pending TOTP secret with a code and turn TOTP on"""
-    return service.enable_totp(current_user, data["code"], data["set_as_default"], data["password"])
+    return service.enable_totp(current_user, data["code"], data["set_as_default"])
 
 
-@blp.route("/enable-email", methods=["POST"])
+@blp.route("/enable-email", methods=["POST"], recent_sign_in=True)
 @blp.arguments(IdentitySchema)
 @blp.response(200, MessageSchema)
-@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def enable_email(data):
     """E-mail a code that turns e-mail MFA on"""
-    return service.enable_email(current_user, data["password"])
+    return service.enable_email(current_user)
 
 
-@blp.route("/verify-email-activation", methods=["POST"])
+@blp.route("/verify-email-activation", methods=["POST"], recent_sign_in=True)
 @blp.arguments(ActivationSchema)
 @blp.response(200, ActivationResultSchema)
 @blp.alt_response(400, schema=ErrorSchema, description="No code, expired or wrong code")
-@blp.alt_response(403, schema=ErrorSchema, description="Wrong password, or no password and no recent sign-in")
 def verify_email_activation(data):
     """Turn e-mail MFA on with the e-mailed code"""
-    return service.verify_email_activation(current_user, data["code"], data["set_as_default"], data["password"])
+    return service.verify_email_activation(current_user, data["code"], data["set_as_default"])
 
 
 @blp.route("/disable", methods=["POST"])

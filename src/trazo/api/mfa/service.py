@@ -1,7 +1,9 @@
 """MFA settings of the signed-in user: status, turning factors on and off, recovery codes.
 
-Every change needs the current password or a recent sign-in (`confirm_recent_sign_in`): a stolen access
-token alone cannot turn a factor on, off, or read new recovery codes.
+Every change needs the current password or a recent sign-in: a stolen access token alone cannot turn a
+factor on, off, or read new recovery codes. The routes that turn a factor on declare it
+(`recent_sign_in=True`, api/blueprint.py); the others confirm it here, after their own 400s
+(`confirm_recent_sign_in`).
 """
 from dataclasses import dataclass
 
@@ -72,16 +74,14 @@ def _activation_result(message, codes):
 
 # -- TOTP ------------------------------------------------------------------------------
 
-def setup_totp(user, password=None):
+def setup_totp(user):
     """A pending secret and its QR code; the active secret changes only when enable-totp confirms."""
-    confirm_recent_sign_in(user, password)
     result = factors.start_totp_setup(user)
     db.session.commit()
     return result
 
 
-def enable_totp(user, code, set_as_default=True, password=None):
-    confirm_recent_sign_in(user, password)
+def enable_totp(user, code, set_as_default=True):
     if not factors.has_pending_totp(user):
         raise BadRequest(_("Run /mfa/setup-totp first to create the TOTP secret"))
     if not factors.confirm_pending_totp(user, code):
@@ -96,9 +96,8 @@ def _activation_wrong_codes(user):
     return Counter("mfa-activation-wrong-codes", user.id)
 
 
-def enable_email(user, password=None):
+def enable_email(user):
     """E-mail an activation code (one per minute)."""
-    confirm_recent_sign_in(user, password)
     if EMAIL in user.mfa_methods:
         raise BadRequest(_("E-mail MFA is already enabled"))
     throttle("mfa-activation-cooldown", user.id, ACTIVATION_COOLDOWN_SECONDS)
@@ -109,8 +108,7 @@ def enable_email(user, password=None):
     return {"message": _("Verification code sent to your e-mail")}
 
 
-def verify_email_activation(user, code, set_as_default=True, password=None):
-    confirm_recent_sign_in(user, password)
+def verify_email_activation(user, code, set_as_default=True):
     state = factors.email_code_state(user, ACTIVATION)
     if state == "missing":
         raise BadRequest(_("No pending verification code. Ask for a new one."))

@@ -10,7 +10,7 @@ from .schemas import CreatedTokenSchema, TokenCreateSchema, TokenSchema
 blp = Blueprint("personal_tokens", __name__, description="Personal access tokens")
 
 
-@blp.route("", methods=["POST"])
+@blp.route("", methods=["POST"], recent_sign_in=True)
 @limiter.limit(limit("PERSONAL_TOKEN_CREATE"), key_func=user_or_address)
 @blp.arguments(TokenCreateSchema)
 @blp.response(201, CreatedTokenSchema)

@@ -1,13 +1,11 @@
-"""Personal access tokens of the signed-in user: create (after a recent sign-in), list, revoke
-(core/access_tokens.py, docs/automation.md)."""
+"""Personal access tokens of the signed-in user: create (after a recent sign-in, which the route declares),
+list, revoke (core/access_tokens.py, docs/automation.md)."""
 from types import SimpleNamespace
 
-from ...auth import confirm_recent_sign_in
 from ...core import access_tokens
 
 
 def create_token(user, data):
-    confirm_recent_sign_in(user, data["password"])
     token, text = access_tokens.create(user, data["name"], data["scopes"], data["expires_in_days"])
     return SimpleNamespace(**{column: getattr(token, column) for column in (
         "id", "name", "prefix", "scopes", "created_at", "expires_at", "last_used_at")}, token=text)
