@@ -2,7 +2,7 @@
 changes (the token rules are in docs/api.md, "Authentication and tokens"; issuing and reading tokens
 is core/tokens.py).
 
-A `Bearer trz_...` credential is a personal access token instead (core/access_tokens.py,
+A `Bearer trz_...` credential is a personal access token instead (core/personal_tokens.py,
 docs/automation.md): valid only on the routes whose blueprint allows it, with the scope the route needs
 (api/blueprint.py); anywhere else it is a 403, whatever its scopes.
 
@@ -18,8 +18,8 @@ from flask import current_app, g
 from flask_babel import gettext as _
 from werkzeug.local import LocalProxy
 
-from .core import access_tokens, audit, passwords
-from .core.credentials import access_token_claims, personal_token, personal_token_text, token_subject
+from .core import audit, passwords, personal_tokens
+from .core.credentials import personal_token, personal_token_text, session_token_claims, token_subject
 from .core.tokens import ACCESS_TOKEN, SIGN_IN_CLAIM, unix_seconds
 from .errors import AccountLocked, Forbidden, Unauthorized, app_error_response
 from .extensions import db, jwt
@@ -80,7 +80,7 @@ def authenticated_user(token_scope=None):
         return g.current_user
     if personal_token_text() is not None:
         return _personal_token_user(token_scope)
-    claims, refusal = access_token_claims()
+    claims, refusal = session_token_claims()
     if refusal is not None:
         raise refusal
     user = db.session.get(User, str(claims["sub"]))
@@ -103,10 +103,10 @@ def _personal_token_user(token_scope):
         raise Unauthorized(_("User not found or inactive"))
     if token_scope is None:
         raise Forbidden(_("Personal access tokens cannot be used on this route: sign in instead."))
-    if token_scope == access_tokens.WRITE and not access_tokens.can_write(token):
+    if token_scope == personal_tokens.WRITE and not personal_tokens.can_write(token):
         raise Forbidden(_("This personal access token can only read: this route needs the write scope."))
     spend("PERSONAL_TOKEN", token.id)
-    access_tokens.note_use(token, user, client_address())
+    personal_tokens.note_use(token, user, client_address())
     g.current_user = user
     return user
 
@@ -142,7 +142,7 @@ def admin_required(view):
 def signed_in_recently():
     """True when the request's access token comes from a sign-in less than RECENT_SIGN_IN_SECONDS ago
     (tokens without the claim, issued before it existed, are not recent)."""
-    claims, _refusal = access_token_claims()
+    claims, _refusal = session_token_claims()
     signed_in_at = (claims or {}).get(SIGN_IN_CLAIM)
     if not isinstance(signed_in_at, int):
         return False

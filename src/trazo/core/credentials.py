@@ -1,5 +1,5 @@
 """The request's credentials, read once per request and shared by whoever needs them: the access token's
-claims (verified by flask-jwt-extended), a personal access token (`Bearer trz_...`, core/access_tokens.py)
+claims (verified by flask-jwt-extended), a personal access token (`Bearer trz_...`, core/personal_tokens.py)
 and the user id either names. auth.py turns them into the current user and its refusals; the rate-limit
 keys and the render fairness keys (core/rendering.py) read `token_subject` (docs/api.md, "Authentication
 and tokens")."""
@@ -7,11 +7,11 @@ from flask import g, request
 from flask_jwt_extended import verify_jwt_in_request
 from flask_jwt_extended.exceptions import NoAuthorizationError
 
-from . import access_tokens
+from . import personal_tokens
 
 
-def access_token_claims():
-    """(claims, None) for a valid access token in the request, else (None, the exception refusing it).
+def session_token_claims():
+    """(claims, None) for a valid session token in the request, else (None, the exception refusing it).
 
     Checked once per request. Any exception counts as a refusal: the extension raises its own and lets
     PyJWT's through, and the view raises it again for the extension's handlers to answer.
@@ -30,14 +30,14 @@ def personal_token_text():
     """The request's bearer credential when it is a personal access token, else None."""
     scheme, _space, value = request.headers.get("Authorization", "").partition(" ")
     value = value.strip()
-    return value if scheme.lower() == "bearer" and access_tokens.looks_like_token(value) else None
+    return value if scheme.lower() == "bearer" and personal_tokens.looks_like_token(value) else None
 
 
 def personal_token():
     """(token, user) of the request's personal access token when it is valid, else None; looked up once."""
     if "personal_token" not in g:
         text = personal_token_text()
-        g.personal_token = access_tokens.find(text) if text else None
+        g.personal_token = personal_tokens.find(text) if text else None
     return g.personal_token
 
 
@@ -47,5 +47,5 @@ def token_subject():
     if personal_token_text() is not None:
         found = personal_token()
         return found[1].id if found else None
-    claims, _refusal = access_token_claims()
+    claims, _refusal = session_token_claims()
     return claims["sub"] if claims else None

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from trazo.core import access_tokens
+from trazo.core import personal_tokens
 from trazo.extensions import db
 from trazo.models.base import utcnow
 from trazo.models.security import AuditEntry, PersonalAccessToken
@@ -188,7 +188,7 @@ def test_each_token_has_its_own_rate_limit(user, mint, configure):
 
 
 def test_a_user_holds_a_bounded_number_of_tokens(user, mint, monkeypatch):
-    monkeypatch.setattr(access_tokens, "MAX_TOKENS_PER_USER", 2)
+    monkeypatch.setattr(personal_tokens, "MAX_TOKENS_PER_USER", 2)
     mint(["read"])
     mint(["read"])
     assert error_detail(user.post("/users/me/tokens", json={"name": "third", "scopes": ["read"]}), 409)

@@ -11,7 +11,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from sqlalchemy import select
 
-from ...core import access_tokens, audit, passwords
+from ...core import audit, passwords, personal_tokens
 from ...core.accounts import set_password
 from ...core.hashing import keyed_hash
 from ...core.mail import send_template
@@ -78,7 +78,7 @@ def confirm_password_reset(email, token, new_password):
     if not valid:
         raise BadRequest(_("Invalid or expired reset token"))
     set_password(user, new_password)
-    revoked = access_tokens.revoke_all(user)  # whoever knew the old password may have minted some
+    revoked = personal_tokens.revoke_all(user)  # whoever knew the old password may have minted some
     db.session.commit()
     clear_lockout(email)
     audit.record("password_reset_confirmed", user=user)

@@ -6,7 +6,7 @@ from flask_babel import gettext as _
 from sqlalchemy import func, select
 
 from ...auth import confirm_recent_sign_in, current_password_matches
-from ...core import access_tokens, accounts, audit, passwords
+from ...core import accounts, audit, passwords, personal_tokens
 from ...core.accounts import count_users, linked_identities, set_password
 from ...core.plans import ensure_account_deletable, plan_summary
 from ...core.revalidations import ending_links
@@ -95,7 +95,7 @@ def change_password(user, current_password, new_password, revoke_tokens=False):
     if not current_password_matches(user, current_password):
         raise BadRequest(_("Current password is incorrect"))
     set_password(user, new_password)
-    revoked = access_tokens.revoke_all(user) if revoke_tokens else 0
+    revoked = personal_tokens.revoke_all(user) if revoke_tokens else 0
     db.session.commit()
     audit.record("password_changed", user=user)
     if revoked:
