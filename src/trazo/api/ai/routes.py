@@ -59,6 +59,21 @@ def provider_failures(code_result=False):
     return decorate
 
 
+def provider_call(target, body, answer, *, code_result=False):
+    """The one declaration of a route that asks the user's provider (generation, fix, convert): the answer's
+    language from the body, the AI rate limit, `body` and `answer` schemas on `target` (the blueprint),
+    and the provider failures (see `provider_failures`)."""
+
+    def decorate(view):
+        view = provider_failures(code_result)(view)
+        view = target.response(200, answer)(view)
+        view = target.arguments(body)(view)
+        view = limiter.limit(limit("AI"), **AI_LIMIT)(view)
+        return language_from_body(view)
+
+    return decorate
+
+
 # -- provider settings --------------------------------------------------------------------
 
 @blp.route("/settings", transaction=True)  # creates the settings row on first read
@@ -122,44 +137,28 @@ def test_provider(data):
 # -- generation ------------------------------------------------------------------------------
 
 @blp.route("/generate-diagram", methods=["POST"], not_found=NO_PROVIDER)
-@language_from_body
-@limiter.limit(limit("AI"), **AI_LIMIT)
-@blp.arguments(GenerateDiagramSchema)
-@blp.response(200, DiagramCodeSchema)
-@provider_failures(code_result=True)
+@provider_call(blp, GenerateDiagramSchema, DiagramCodeSchema, code_result=True)
 def generate_diagram(data):
     """Write diagram code from a description"""
     return service.generate_diagram(current_user, data)
 
 
 @blp.route("/improve-diagram", methods=["POST"], not_found=NO_PROVIDER)
-@language_from_body
-@limiter.limit(limit("AI"), **AI_LIMIT)
-@blp.arguments(ImproveDiagramSchema)
-@blp.response(200, ImprovedDiagramSchema)
-@provider_failures(code_result=True)
+@provider_call(blp, ImproveDiagramSchema, ImprovedDiagramSchema, code_result=True)
 def improve_diagram(data):
     """Apply a requested change to diagram code"""
     return service.improve_diagram(current_user, data)
 
 
 @blp.route("/generate-description", methods=["POST"], not_found=NO_PROVIDER)
-@language_from_body
-@limiter.limit(limit("AI"), **AI_LIMIT)
-@blp.arguments(GenerateDescriptionSchema)
-@blp.response(200, DescriptionSchema)
-@provider_failures()
+@provider_call(blp, GenerateDescriptionSchema, DescriptionSchema)
 def generate_description(data):
     """Write the documentation of a diagram"""
     return service.generate_description(current_user, data)
 
 
 @blp.route("/refine-description", methods=["POST"], not_found=NO_PROVIDER)
-@language_from_body
-@limiter.limit(limit("AI"), **AI_LIMIT)
-@blp.arguments(RefineDescriptionSchema)
-@blp.response(200, DescriptionSchema)
-@provider_failures()
+@provider_call(blp, RefineDescriptionSchema, DescriptionSchema)
 def refine_description(data):
     """Rewrite the documentation of a diagram following an instruction"""
     return service.refine_description(current_user, data)
@@ -168,22 +167,14 @@ def refine_description(data):
 # -- fix and convert (mounted on /diagrams) ---------------------------------------------------
 
 @diagram_blp.route("/<diagram_id>/fix", methods=["POST"], not_found=NO_DIAGRAM_OR_PROVIDER)
-@language_from_body
-@limiter.limit(limit("AI"), **AI_LIMIT)
-@diagram_blp.arguments(FixRequestSchema)
-@diagram_blp.response(200, FixResultSchema)
-@provider_failures(code_result=True)
+@provider_call(diagram_blp, FixRequestSchema, FixResultSchema, code_result=True)
 def fix_diagram(data, diagram_id):
     """Repair the syntax of a diagram with AI (nothing is saved)"""
     return service.fix_diagram(current_user, diagram_id, data)
 
 
 @diagram_blp.route("/convert", methods=["POST"], not_found=NO_PROVIDER)
-@language_from_body
-@limiter.limit(limit("AI"), **AI_LIMIT)
-@diagram_blp.arguments(ConvertRequestSchema)
-@diagram_blp.response(200, ConvertResultSchema)
-@provider_failures(code_result=True)
+@provider_call(diagram_blp, ConvertRequestSchema, ConvertResultSchema, code_result=True)
 def convert_diagram(data):
     """Convert diagram code to another diagram language (a preview, nothing is saved)"""
     return service.convert_diagram(current_user, data)
