@@ -282,7 +282,7 @@ def app_error_response(error):
 
 def register_error_handlers(app):
     """AppError and stray exceptions; HTTPException goes through Api.handle_http_exception (the limiter's
-    429 through ratelimit.py, the database going away through web.py)."""
+    429 through ratelimit.py, the database going away through web/database.py)."""
     app.register_error_handler(AppError, app_error_response)
     app.register_error_handler(Exception, internal_error)
 

@@ -2,7 +2,7 @@
 
 Nothing here imports the application but the models' declarative base (a leaf that imports SQLAlchemy
 only), so every module may import this one. What configures an extension lives above it: the JWT
-loaders in auth.py, the limiter's 429 answer in ratelimit.py, our flask-smorest Api in web.py.
+loaders in auth.py, the limiter's 429 answer in ratelimit.py, our flask-smorest Api in web/docs.py.
 """
 from authlib.integrations.flask_client import OAuth
 from flask_babel import Babel
