@@ -101,10 +101,12 @@ bench: install
 soak: install
 	$(BIN)/python -m bench.soak $(SOAK_ARGS)
 
-# ruff, then the import contracts of setup.cfg (layers point one way; API areas never import each other).
+# ruff, the import contracts of setup.cfg (layers point one way; API areas never import each other), mypy
+# on the typed modules setup.cfg's [mypy] lists.
 lint: install
 	$(BIN)/ruff check src tests tools bench wsgi.py gunicorn.conf.py
 	$(BIN)/lint-imports --no-logo --no-cache
+	$(BIN)/mypy
 
 migrate: install
 	mkdir -p instance

@@ -9,11 +9,12 @@ overhead per diagram, folder and revision row (STORAGE_OVERHEAD_*_BYTES, about w
 database: docs/security.md), compared with the plan's limit in bytes. Creations of diagrams and folders
 also spend a per-user rate (RATE_LIMIT_CREATIONS, `spend_creations`).
 """
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import func, select, text
+from sqlalchemy import Select, func, select, text
 
 from ..errors import Forbidden
 from ..extensions import db
@@ -25,7 +26,7 @@ from ..ratelimit import spend
 from .plans import plan_for
 
 
-def row_overhead(diagrams=0, folders=0, revisions=0):
+def row_overhead(diagrams: int = 0, folders: int = 0, revisions: int = 0) -> int:
     """Bytes the storage figure counts for these rows besides their content (negative counts free them)."""
     config = current_app.config
     return (diagrams * config["STORAGE_OVERHEAD_DIAGRAM_BYTES"] + folders * config["STORAGE_OVERHEAD_FOLDER_BYTES"]
@@ -45,19 +46,19 @@ class Counts:
     history_bytes: int
 
     @property
-    def overhead_bytes(self):
+    def overhead_bytes(self) -> int:
         return row_overhead(self.diagrams, self.folders, self.revisions)
 
     @property
-    def storage(self):
+    def storage(self) -> int:
         return self.content_bytes + self.history_bytes + self.overhead_bytes
 
 
-def _owned(statement, user_id):
+def _owned(statement: Select, user_id: str) -> Select:
     return statement.join(Project, Project.id == Diagram.project_id).where(Project.user_id == user_id)
 
 
-def count_all(user_id):
+def count_all(user_id: str) -> Counts:
     """Every count of `user_id` in one statement. Its cost grows with the user's revisions (~50 ms per 100,000
     on PostgreSQL, docs/security.md), paid by the usage route and by writes that grow the storage."""
     diagrams = _owned(select(func.count(Diagram.id).label("diagrams"),
@@ -76,24 +77,24 @@ def count_all(user_id):
     return Counts(**row._asdict())
 
 
-def count_resources(user_id, resource_type):
+def count_resources(user_id: str, resource_type: str) -> int:
     """Live usage: a count of projects or diagrams, or the storage figure in bytes (Counts.storage), in
     one statement."""
     if resource_type == "projects":
-        return db.session.scalar(select(func.count(Project.id)).where(Project.user_id == user_id))
+        return db.session.scalar(select(func.count(Project.id)).where(Project.user_id == user_id)) or 0  # never NULL
     if resource_type == "diagrams":
         return db.session.scalar(_owned(select(func.count(Diagram.id)), user_id))
     return count_all(user_id).storage
 
 
-def spend_creations(user, count):
+def spend_creations(user: User, count: int) -> None:
     """Take `count` diagrams and folders from the user's creation rate (RATE_LIMIT_CREATIONS); a 429 with
     Retry-After, and nothing taken, when fewer are left. Call it before writing them."""
     if count > 0:
         spend("CREATIONS", user.id, cost=count)
 
 
-def lock_account(user_id):
+def lock_account(user_id: str) -> None:
     """Serialize the plan-limited creations of one user until the transaction ends (the files API also
     takes it first, so that two writes of one path cannot both create it)."""
     if db.session.get_bind().dialect.name == "sqlite":
@@ -102,11 +103,11 @@ def lock_account(user_id):
         db.session.execute(select(User.id).where(User.id == user_id).with_for_update())
 
 
-def _megabytes(size):
+def _megabytes(size: int) -> str:
     return f"{size / MEGABYTE:.1f}".removesuffix(".0")
 
 
-def _limit_message(resource_type, current, limit, adding):
+def _limit_message(resource_type: str, current: int, limit: int, adding: int) -> str:
     values = {"current": current, "limit": limit, "adding": adding}
     if resource_type == "storage":
         return _("This would exceed your storage limit (%(current)s MB used of %(limit)s MB)",
@@ -120,14 +121,14 @@ def _limit_message(resource_type, current, limit, adding):
     return _("You have reached your diagrams limit (%(current)s/%(limit)s)", **values)
 
 
-def ensure_within_plan(user, resource_type, adding=1):
+def ensure_within_plan(user: User, resource_type: str, adding: int = 1) -> None:
     """Raise a 403 resource_limit_exceeded when `adding` more `resource_type` ("projects" or
     "diagrams") would pass the user's plan limit. Administrators are never limited. Call it inside
     the transaction that inserts, right before the insert; the lock lasts until its commit."""
     ensure_room(user, {resource_type: adding})
 
 
-def ensure_room(user, additions, written=False):
+def ensure_room(user: User, additions: Mapping[str, int], written: bool = False) -> None:
     """`ensure_within_plan` for several resources under one lock, e.g. {"diagrams": 1, "storage": 2048}.
     Storage is counted in bytes; a write that does not grow it (adding <= 0) is always allowed, so a
     user over the quota can still shrink or delete. `written`: the additions are already flushed in this

@@ -11,7 +11,9 @@ No pooled database connection is held while a drawing runs.
 """
 import logging
 import math
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from flask import current_app, g
 from flask_babel import gettext as _
@@ -30,7 +32,7 @@ ALIASES = {"dot": "graphviz", "uml": "plantuml"}
 RENDER_BUDGET = "RENDER_SECONDS"
 
 
-def render(diagram_type, source, before_render=None):
+def render(diagram_type: str, source: str, before_render: Callable[[], None] | None = None) -> str:
     """The SVG text of `source` drawn as `diagram_type`. A drawing the cache cannot answer first calls
     `before_render()` (which may refuse by raising); by default that checks the caller's render-seconds
     budget, which the drawing is then charged. A caller with a budget of its own (an export's) passes
@@ -60,7 +62,7 @@ def render(diagram_type, source, before_render=None):
                                        charge_render_budget)
 
 
-def rasterize(svg, key, kind):
+def rasterize(svg: str, key: str | None, kind: str) -> bytes:
     """The PNG of `svg` (an image drawn as `kind`), cached and its failures remembered under `key` (the
     image's ETag); a rasterization the PNG cache cannot answer is paid from the client's render-seconds
     like a drawing, and one past RENDER_MAX_PNG_PIXELS is refused before it starts (services/render/raster.py)."""
@@ -69,7 +71,7 @@ def rasterize(svg, key, kind):
                                  after=charge_render_budget)
 
 
-def client_keys():
+def client_keys() -> tuple[str, ...]:
     """Who a render runs for: ("ip:<address>",), plus "user:<id>" when the request is signed in (by the
     route's own authentication, a personal access token or a session's access token), so a user on many
     addresses and many users on one address are each held to their share."""
@@ -80,7 +82,7 @@ def client_keys():
     return tuple(keys)
 
 
-def _signed_in_user_id():
+def _signed_in_user_id() -> str | None:
     """The user the route authenticated, else the user a valid credential of the request names (read once
     per request, as for the rate-limit keys), else None: an invalid credential counts as none (a public
     route answers it as anonymous)."""
@@ -88,7 +90,7 @@ def _signed_in_user_id():
     return user.id if user is not None else token_subject()
 
 
-def check_render_budget():
+def check_render_budget() -> None:
     """Before a drawing the cache cannot answer: 429 with Retry-After when any key of the client has no
     render-second left."""
     for key in renderers.current_client():
@@ -97,7 +99,7 @@ def check_render_budget():
             raise TooManyRequests(seconds)
 
 
-def charge_render_budget(seconds):
+def charge_render_budget(seconds: float) -> None:
     """After the drawing: its seconds held, rounded up, at least 1, from each key of the client."""
     cost = max(1, math.ceil(seconds))
     for key in renderers.current_client():
@@ -105,7 +107,7 @@ def charge_render_budget(seconds):
 
 
 @contextmanager
-def render_failures(renderer_name, kind):
+def render_failures(renderer_name: str, kind: str) -> Iterator[None]:
     """A renderer's (or the rasterizer's) failures as the statuses and localized messages of the API."""
     try:
         yield
@@ -149,7 +151,7 @@ def render_failures(renderer_name, kind):
         raise UpstreamError(_("The rendering service failed: %(reason)s", reason=str(exc))) from exc
 
 
-def _refusal(kind, reason, supported):
+def _refusal(kind: str, reason: str, supported: frozenset[str]) -> Exception:
     """Why this backend will not draw a type Kroki draws."""
     types = ", ".join(sorted(supported))
     if reason == renderers.NEEDS_KROKI:  # RENDER_BACKEND=auto without KROKI_URL: the server lacks it, not the request
@@ -164,7 +166,7 @@ def _refusal(kind, reason, supported):
                         type=kind, types=types))
 
 
-def _check_size(kind, source, config):
+def _check_size(kind: str, source: str, config: Mapping[str, Any]) -> None:
     """Refuse, before any work, sources whose size alone makes them too costly to draw."""
     limit = config["RENDER_MAX_SOURCE_BYTES"]
     if len(source.encode("utf-8")) > limit:
