@@ -3,6 +3,7 @@ TEST_REDIS_URL), a clean database and limiter per test, an SMTP sink, and user f
 import base64
 import itertools
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,14 @@ def count_queries(app):
             return len(self.statements)
 
     return Counter
+
+
+@pytest.fixture
+def listener():
+    """A TCP listener on 127.0.0.1 that no allow-list names; it must never see a connection."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    sock.settimeout(0.3)
+    yield sock
+    sock.close()

@@ -1,7 +1,6 @@
 """A user's base URL (Ollama, OpenAI-compatible) cannot reach our network: non-public addresses are
 refused at connect time unless the operator allows them, redirects are not followed, and the
 answers never tell an open port from a closed one."""
-import socket
 from http.server import BaseHTTPRequestHandler
 
 import pytest
@@ -11,17 +10,6 @@ from ...servers import LocalHttpServer, free_port
 
 UNREACHABLE = {"valid": False, "provider_name": "ollama", "error_code": "provider_error",
                "message": "Ollama could not be reached. Try again later."}
-
-
-@pytest.fixture
-def listener():
-    """A TCP listener on 127.0.0.1 that no allow-list names; it must never see a connection."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    sock.settimeout(0.3)
-    yield sock
-    sock.close()
 
 
 def assert_nothing_received(listener):

@@ -6,7 +6,6 @@ X-Render-Warnings says which icon and why."""
 import base64
 import json
 import re
-import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
@@ -121,17 +120,6 @@ def icon_host(app, icon_server, settings):
     icons.forget(app.config.get("REDIS_URL"))
     yield icon_server
     icons.forget(app.config.get("REDIS_URL"))
-
-
-@pytest.fixture
-def listener():
-    """A TCP listener on 127.0.0.1 that no allow-list names; it must never see a connection."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    sock.settimeout(0.3)
-    yield sock
-    sock.close()
 
 
 def _render(client, source):

@@ -149,6 +149,14 @@ class _Parser:
     # -- maps and arrays ---------------------------------------------------------------------------
 
     def parse_map(self, i, top):
+        return self.parse_block(i, "}", self.parse_map_node, top)
+
+    def parse_array(self, i):
+        return self.parse_block(i, "]", self.parse_array_node, top=False)
+
+    def parse_block(self, i, closer, parse_node, top):
+        """A map's or an array's nodes up to its `closer` (the whole source for the top map, where a stray
+        closer is an error to D2 and read past)."""
         if not top:
             self.nest()
         s, n = self.s, self.n
@@ -159,41 +167,19 @@ class _Parser:
             if s[i] == ";":
                 i += 1
                 continue
-            if s[i] == "}":
+            if s[i] == closer:
                 i += 1
                 if top:
-                    continue  # an error to D2
+                    continue
                 break
             start = i
-            i, block_comment = self.parse_map_node(i)
+            i, block_comment = parse_node(i)
             if not block_comment:
-                i = self.skip_junk(i, "}")
+                i = self.skip_junk(i, closer)
             if i == start:
                 i += 1
         if not top:
             self.depth -= 1
-        return i
-
-    def parse_array(self, i):
-        self.nest()
-        s, n = self.s, self.n
-        while True:
-            i, _newlines = self.skip(i)
-            if i >= n:
-                break
-            if s[i] == ";":
-                i += 1
-                continue
-            if s[i] == "]":
-                i += 1
-                break
-            start = i
-            i, block_comment = self.parse_array_node(i)
-            if not block_comment:
-                i = self.skip_junk(i, "]")
-            if i == start:
-                i += 1
-        self.depth -= 1
         return i
 
     def skip_junk(self, i, closer):
