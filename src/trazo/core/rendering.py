@@ -55,11 +55,11 @@ def render(diagram_type: str, source: str, before_render: Callable[[], None] | N
     # Drawing may take RENDER_TIMEOUT (an engine, Kroki, D2's icon fetches): no pooled connection is held
     # meanwhile. Nothing is pending here; rows already loaded stay readable.
     db.session.close()
+    own_budget = before_render is None
     with renderers.for_client(keys), render_failures(renderer.name, kind):
-        if before_render is not None:
-            return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), before_render)
-        return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"), check_render_budget,
-                                       charge_render_budget)
+        return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"),
+                                       check_render_budget if own_budget else before_render,
+                                       charge_render_budget if own_budget else None)
 
 
 def rasterize(svg: str, key: str | None, kind: str) -> bytes:

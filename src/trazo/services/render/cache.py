@@ -56,7 +56,8 @@ _clients = {}
 _clients_lock = threading.Lock()
 
 
-def _redis(url):
+def redis_client(url):
+    """The Redis client for `url` (one per process), or None without a URL: the icon cache shares it."""
     if not url:
         return None
     with _clients_lock:
@@ -64,11 +65,6 @@ def _redis(url):
             _clients[url] = redis.Redis.from_url(url, socket_timeout=REDIS_SOCKET_TIMEOUT,
                                                  socket_connect_timeout=REDIS_SOCKET_TIMEOUT)
         return _clients[url]
-
-
-def redis_client(url):
-    """The Redis client for `url` (one per process), or None without a URL: the icon cache shares it."""
-    return _redis(url)
 
 
 def cache_key(backend, diagram_type, source):
@@ -82,7 +78,7 @@ def get(key, redis_url=None):
     if found is not None:
         render_cache_hit("memory")
         return found
-    client = _redis(redis_url)
+    client = redis_client(redis_url)
     try:
         stored = client.get(key) if client is not None else None
     except redis.RedisError:
@@ -102,7 +98,7 @@ def put(key, svg, redis_url=None):
     if len(svg) > MAX_ENTRY_BYTES:
         return
     _memory.put(key, svg)
-    if client := _redis(redis_url):
+    if client := redis_client(redis_url):
         try:
             client.set(key, svg.encode("utf-8"), ex=REDIS_TTL_SECONDS)
         except redis.RedisError:
@@ -112,6 +108,6 @@ def put(key, svg, redis_url=None):
 def clear(redis_url=None):
     """Forget every cached render (tests and operators after changing renderer versions)."""
     _memory.clear()
-    if client := _redis(redis_url):
+    if client := redis_client(redis_url):
         for key in client.scan_iter(match=REDIS_PREFIX + "*", count=500):
             client.delete(key)

@@ -17,7 +17,7 @@ import functools
 import re
 
 from .d2_source import MAX_NESTING, TooDeep, scan
-from .diagnostics import MAX_MESSAGE_CHARS, clean_message, find_line
+from .diagnostics import MAX_MESSAGE_CHARS, MAX_TARGET_CHARS, clean_message, find_line, shortened
 from .engines import Engine, EngineMissing, executable, first_version, probe, register, reserving_limits
 from .errors import DiagramSyntaxError, ReadsFiles
 from .icons import embed as embed_icons
@@ -26,7 +26,6 @@ from .icons import embed as embed_icons
 _ERROR = re.compile(r"^err:\s*(?:failed to compile -:\s*)?(?:-:)?(.*)$")
 _POSITION = re.compile(r"^(\d+):\d+:\s*")
 _REMOTE = ("http://", "https://")
-_TARGET_CHARS = 80
 
 
 @functools.cache
@@ -70,15 +69,16 @@ def check_source(source):
     for icon in found.icons:
         url = (icon.url or "").lower()
         if url != "null" and not url.startswith(_REMOTE):
-            raise ReadsFiles(ReadsFiles.ICON, icon.url or _word(source, icon.position), _line(source, icon.position))
+            named = shortened(icon.url) if icon.url else _word(source, icon.position)
+            raise ReadsFiles(ReadsFiles.ICON, named, _line(source, icon.position))
 
 
 def _word(source, position):
     """What an import at `position` names: its text up to the next blank, bracket or separator, shortened."""
     end = position
-    while end < len(source) and end - position < _TARGET_CHARS and source[end] not in " \t\r\n;}]":
+    while end < len(source) and end - position <= MAX_TARGET_CHARS and source[end] not in " \t\r\n;}]":
         end += 1
-    return source[position:end]
+    return shortened(source[position:end])
 
 
 def _line(source, position):

@@ -2,6 +2,7 @@
 import re
 
 MAX_MESSAGE_CHARS = 500
+MAX_TARGET_CHARS = 300  # of a file or URL named in an error message
 SCAN_CHARS = 64 * 1024  # what a renderer says about an error comes first; the rest is not read
 _STATUS_PREFIX = re.compile(r"^\s*Error(?: \d{3})?:\s*")
 _STACK_LINE = re.compile(r"^\s*(at |Traceback |Caused by:|\.\.\. \d+ more)")
@@ -9,6 +10,12 @@ _STDIN_NAME = re.compile(r"<stdin>:?\s*")
 _LINE_NUMBER = re.compile(r"\bline[:\s]+(\d+)", re.IGNORECASE)  # Graphviz, PlantUML via Kroki, DBML
 _POSITION = re.compile(r"(?:^|[\s:])(\d+):\d+:")                 # D2 and most compilers: "12:5: ..."
 _NUMBER = re.compile(r"\d+")
+
+
+def shortened(target):
+    """A file or URL a source names, as an error message quotes it: trimmed, at most MAX_TARGET_CHARS."""
+    target = target.strip()
+    return target if len(target) <= MAX_TARGET_CHARS else target[:MAX_TARGET_CHARS - 1] + "…"
 
 
 def clean_message(text):

@@ -14,7 +14,7 @@ import os
 import re
 import zipfile
 
-from .diagnostics import clean_message
+from .diagnostics import clean_message, shortened
 from .engines import (
     ENGINES_DIR,
     Engine,
@@ -26,7 +26,7 @@ from .engines import (
     reserving_limits,
 )
 from .errors import UnreadableInclude
-from .plantuml_includes import first_unreadable, map_includes, named_on, shortened
+from .plantuml_includes import first_unreadable, map_includes, named_on
 
 log = logging.getLogger(__name__)
 

@@ -20,13 +20,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .diagnostics import shortened
+
 # The libraries of the pinned jar's stdlib (`java -jar plantuml.jar -stdlib`; PlantUML 1.2026.8).
 BUNDLED = frozenset({
     "adaml", "archimate", "aws", "awslib", "awslib10", "awslib14", "awslib20", "azure", "bootstrap", "c4",
     "classy", "classy-c4", "cloudinsight", "cloudogu", "domainstory", "edgy", "eip", "elastic", "gcp", "ibm",
     "k8s", "kubernetes", "logos", "material", "material2", "material7", "office", "osa", "osa2", "tupadr3",
 })
-MAX_TARGET_CHARS = 300  # of an include named in an error message
 # A URL longer than this, or a define growing past it as names are substituted, is left to the sandbox:
 # the rewriting stays linear in the source whatever it holds.
 MAX_URL_CHARS = 2048
@@ -234,6 +235,3 @@ def first_unreadable(source, kinds):
     return None
 
 
-def shortened(target):
-    target = target.strip()
-    return target if len(target) <= MAX_TARGET_CHARS else target[:MAX_TARGET_CHARS - 1] + "…"
