@@ -1,4 +1,4 @@
-"""Diffs of diagram versions (core/diffs.py): line counts, unified diffs that apply, sketch element changes,
+"""Diffs of diagram versions (core/history/diffs.py): line counts, unified diffs that apply, sketch element changes,
 and the largest inputs accepted (they only run here; their timings are measured apart from the suite)."""
 import json
 import re
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trazo.core import diffs
-from trazo.core.diffs import MAX_DIFF_LINES, MAX_LISTED_IDS, line_changes, sketch_changes, unified_diff
+from trazo.core.history import diffs
+from trazo.core.history.diffs import MAX_DIFF_LINES, MAX_LISTED_IDS, line_changes, sketch_changes, unified_diff
 
 MIB = 1024 * 1024
 HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select, text, update
 
-from trazo.core import outbox
-from trazo.core.mail import deliver_due, send_template
+from trazo.core.mail import outbox
+from trazo.core.mail.compose import send_template
+from trazo.core.mail.delivery import deliver_due
 from trazo.extensions import db
 from trazo.models.base import utcnow
 from trazo.models.outbox import OutboxMessage

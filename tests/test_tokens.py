@@ -1,5 +1,5 @@
-"""Attacks on the tokens (core/tokens.py, auth.py): every forged, misused or stale token is refused with the
-usual 401s, an MFA login token and an access token never pass for each other, and a request's token is
+"""Attacks on the tokens (core/accounts/session_tokens.py, auth.py): every forged, misused or stale token is
+refused with the usual 401s, an MFA login token and an access token never pass for each other, and a request's token is
 checked once."""
 import hashlib
 import hmac
@@ -9,7 +9,8 @@ import jwt as pyjwt
 import pytest
 from flask_jwt_extended import create_refresh_token
 
-from trazo.core import credentials, tokens
+from trazo.core import credentials
+from trazo.core.accounts import session_tokens as tokens
 from trazo.extensions import db
 from trazo.models import User
 

@@ -1,7 +1,7 @@
 """history: diagram revisions, a version on diagrams, a revision limit on plans
 
 Existing diagrams start at version 1 with no revisions: their current state is recorded as revision 1
-by the first change that follows (core/history.py). The FREE plan gets the limit of
+by the first change that follows (core/history/revisions.py). The FREE plan gets the limit of
 FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM, as a FREE plan created from now on would; other plans stay
 unlimited until an administrator sets one.
 

@@ -26,7 +26,8 @@ from .api.tokens import routes as tokens_routes
 from .api.users import routes as users_routes
 from .cli import register_commands
 from .config import load_config
-from .core import mail
+from .core.content import revalidations
+from .core.mail import delivery
 from .errors import register_error_handlers
 from .extensions import babel, cors, db, jwt, migrate, oauth
 from .i18n import select_locale
@@ -98,7 +99,8 @@ def create_app(overrides=None, env=None):
 
     register_error_handlers(app)
     web.register_request_hooks(app)
-    mail.init_app(app)  # outbox delivery after each commit (docs/operations.md)
+    delivery.init_app(app)  # outbox delivery after each commit (docs/operations.md)
+    revalidations.init_app(app)  # ended image links forgotten after each commit (docs/image-links.md)
     web.register_docs_assets(app)
     metrics.instrument(app)
     app.register_blueprint(metrics_routes.blp)  # outside the OpenAPI document

@@ -1,8 +1,8 @@
 """The request's access token, the current user, access decorators and the checks before sensitive
 changes (the token rules are in docs/api.md, "Authentication and tokens"; issuing and reading tokens
-is core/tokens.py).
+is core/accounts/session_tokens.py).
 
-A `Bearer trz_...` credential is a personal access token instead (core/personal_tokens.py,
+A `Bearer trz_...` credential is a personal access token instead (core/accounts/personal_tokens.py,
 docs/automation.md): valid only on the routes whose blueprint allows it, with the scope the route needs
 (api/blueprint.py); anywhere else it is a 403, whatever its scopes.
 
@@ -18,9 +18,9 @@ from flask import current_app, g
 from flask_babel import gettext as _
 from werkzeug.local import LocalProxy
 
-from .core import audit, passwords, personal_tokens
+from .core.accounts import audit, passwords, personal_tokens
+from .core.accounts.session_tokens import ACCESS_TOKEN, SIGN_IN_CLAIM, unix_seconds
 from .core.credentials import personal_token, personal_token_text, session_token_claims, token_subject
-from .core.tokens import ACCESS_TOKEN, SIGN_IN_CLAIM, unix_seconds
 from .errors import AccountLocked, Forbidden, Unauthorized, app_error_response
 from .extensions import db, jwt
 from .models import User

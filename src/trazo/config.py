@@ -83,6 +83,7 @@ def load_config(env, instance_path):
         _check_production_secrets(values)
         _check_metrics_token(values["METRICS_TOKEN"])
         _warn_about_console_email(values["EMAIL_BACKEND"], values["SMTP_HOST"])
+    _check_outbox(values)
     generated = _generated_secrets(instance_path) if missing else {}
 
     def secret(name):
@@ -124,6 +125,14 @@ def load_config(env, instance_path):
         "OPENAPI_VERSION": "3.0.3",
         "DOCS_ENABLED": not production,
     }
+
+
+def _check_outbox(values):
+    if values["OUTBOX_LEASE_SECONDS"] <= values["EMAIL_TIMEOUT"]:
+        raise ConfigError("OUTBOX_LEASE_SECONDS must be greater than EMAIL_TIMEOUT: a sender must finish (or "
+                          "give up) before another may take its message")
+    if values["OUTBOX_RETRY_BASE_SECONDS"] < 1 or values["OUTBOX_MAX_ATTEMPTS"] < 1:
+        raise ConfigError("OUTBOX_RETRY_BASE_SECONDS and OUTBOX_MAX_ATTEMPTS must be at least 1")
 
 
 def _engine_options(values):

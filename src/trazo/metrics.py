@@ -140,7 +140,7 @@ def _checked_in(_dbapi_connection, _record):
 # -- what the other layers record ----------------------------------------------------------------
 
 def audit_event(name):
-    """Count the security events among the audit log's (core/audit.py calls this for every entry)."""
+    """Count the security events among the audit log's (core/accounts/audit.py calls this for every entry)."""
     if name in LOGIN_EVENTS:
         logins.labels(LOGIN_EVENTS[name]).inc()
     elif name in LOCKOUT_EVENTS:

@@ -10,7 +10,7 @@ import jwt as pyjwt
 import pytest
 from flask_jwt_extended import create_access_token
 
-from trazo.core.tokens import issue_mfa_token, issue_session_token
+from trazo.core.accounts.session_tokens import issue_mfa_token, issue_session_token
 from trazo.extensions import db
 from trazo.models import User
 

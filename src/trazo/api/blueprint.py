@@ -42,7 +42,7 @@ from flask.views import MethodView
 from webargs.flaskparser import FlaskParser
 
 from ..auth import admin_required, confirm_recent_sign_in, current_user, login_required
-from ..core.personal_tokens import READ, WRITE
+from ..core.accounts.personal_tokens import READ, WRITE
 from ..errors import ErrorSchema
 from ..transactions import READ_METHODS, in_transaction
 

@@ -5,7 +5,8 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import EXCLUDE, ValidationError
 
-from ..core.history import etag
+from ..core.history.changes import etag
+from .fields import IfMatch
 
 
 def _holds_nul(value):
@@ -93,8 +94,8 @@ class LoginResultSchema(BaseSchema):
 class PreconditionHeadersSchema(BaseSchema):
     """The If-Match header of a write that must not overwrite a newer version (docs/history.md)."""
 
-    if_match = ma.fields.String(data_key="If-Match", load_default=None,
-                                metadata={"description": 'the ETag read with the diagram (e.g. "7"), or *'})
+    if_match = IfMatch(data_key="If-Match", load_default=None,
+                       metadata={"description": 'the ETag read with the diagram (e.g. "7"), or *'})
 
 
 def with_etag(diagram):

@@ -1,10 +1,12 @@
-"""Fields shared by the content schemas (projects, folders, diagrams)."""
+"""Fields shared by the content schemas (projects, folders, diagrams, files)."""
 import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError
+from werkzeug.http import parse_etags
 
-from ..core.content_limits import HEX_COLOR, NAME_MAX
-from ..core.diagram_types import DIAGRAM_TYPES
+from ..core.content.diagram_types import DIAGRAM_TYPES
+from ..core.content.limits import HEX_COLOR, NAME_MAX
+from ..core.history.changes import VersionMatch
 
 DESCRIPTION_MAX = 50_000
 
@@ -46,3 +48,15 @@ def _hex_color(value):
 class HexColor(ma.fields.String):
     def __init__(self, **kwargs):
         super().__init__(validate=_hex_color, **kwargs)
+
+
+class IfMatch(ma.fields.String):
+    """An If-Match header read as the versions it names (`*`: any); an empty header names none and is
+    read as absent, as before."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if not text:
+            return None
+        etags = parse_etags(text)
+        return VersionMatch(any=etags.star_tag, versions=frozenset(etags.as_set()))

@@ -12,15 +12,15 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ..core.content_limits import NAME_MAX
-from ..core.diagram_types import DIAGRAM_TYPES, FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
+from ..core.content.diagram_types import DIAGRAM_TYPES, FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
+from ..core.content.limits import NAME_MAX
 from ..models.history import LABEL_MAX, SOURCE_IMPORT, SOURCES
 from .parse import decode
 from .sketch import NotImportable, is_sketch, load_json
 
 HISTORY_DIR = ".history"
 HISTORY_INDEX = "revisions.json"
-TEXT_ENCODING = ("utf-8", "surrogatepass")  # as core/history.py stores contents
+TEXT_ENCODING = ("utf-8", "surrogatepass")  # as core/history/revisions.py stores contents
 MAX_NUMBER = 999_999_999  # what the revisions routes can name, far from the database integer's end
 MOMENT_MAX = 40  # characters of an ISO 8601 time, offset and fraction included
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")

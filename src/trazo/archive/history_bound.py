@@ -10,7 +10,7 @@ read or decompressed, so a history past the limits costs about what one that fit
 """
 from dataclasses import dataclass
 
-from ..core.history import compress_bound
+from ..core.history.revisions import compress_bound
 from .history import ExportRevision, history_index
 
 # Bytes left free under each limit, for what may change between the choice and the writing (a label

@@ -3,7 +3,7 @@ are localized through the `gettext` function the caller passes."""
 import json
 import re
 
-from ..core.diagram_types import FENCE_LANGUAGES, FREEHAND, RENDERABLE_TYPES
+from ..core.content.diagram_types import FENCE_LANGUAGES, FREEHAND, RENDERABLE_TYPES
 from .layout import type_label
 
 

@@ -3,8 +3,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from ..core.content_limits import NAME_MAX
-from ..core.diagram_types import FREEHAND, RENDERABLE_TYPES
+from ..core.content.diagram_types import FREEHAND, RENDERABLE_TYPES
+from ..core.content.limits import NAME_MAX
 from .sketch import NotImportable, excalidraw_to_freehand, is_sketch, load_json, normalize_freehand
 
 EXCALIDRAW = "excalidraw"

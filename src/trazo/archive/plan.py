@@ -2,8 +2,8 @@
 "Reading an archive back")."""
 from dataclasses import dataclass, field
 
-from ..core.content_limits import HEX_COLOR, NAME_MAX, ContentCaps
-from ..core.diagram_types import DIAGRAM_TYPES, FREEHAND
+from ..core.content.diagram_types import DIAGRAM_TYPES, FREEHAND
+from ..core.content.limits import HEX_COLOR, NAME_MAX, ContentCaps
 from .history import is_history_path, read_history
 from .layout import FORMAT, IMAGE_EXTENSION, MANIFEST, README
 from .parse import (

@@ -9,7 +9,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 
-from ..core.content_limits import ContentCaps
+from ..core.content.limits import ContentCaps
 from .history import HISTORY_DIR, is_history_path
 
 ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")

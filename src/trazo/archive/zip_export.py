@@ -5,7 +5,7 @@ README and the manifest's notes are localized through the `gettext` function the
 import json
 import zipfile
 
-from ..core.history import compress_bound
+from ..core.history.revisions import compress_bound
 from .history import encode_content, history_index
 from .history_bound import entry_bound, keep_newest
 from .layout import (

@@ -1,13 +1,14 @@
 """The request's credentials, read once per request and shared by whoever needs them: the access token's
-claims (verified by flask-jwt-extended), a personal access token (`Bearer trz_...`, core/personal_tokens.py)
+claims (verified by flask-jwt-extended), a personal access token (`Bearer trz_...`, core/accounts/personal_tokens.py)
 and the user id either names. auth.py turns them into the current user and its refusals; the rate-limit
-keys and the render fairness keys (core/rendering.py) read `token_subject` (docs/api.md, "Authentication
-and tokens")."""
+keys read `token_subject`, the render fairness keys (core/content/rendering.py) `client_keys` (docs/api.md,
+"Authentication and tokens")."""
 from flask import g, request
 from flask_jwt_extended import verify_jwt_in_request
 from flask_jwt_extended.exceptions import NoAuthorizationError
 
-from . import personal_tokens
+from ..ratelimit import client_address
+from .accounts import personal_tokens
 
 
 def session_token_claims():
@@ -49,3 +50,22 @@ def token_subject():
         return found[1].id if found else None
     claims, _refusal = session_token_claims()
     return claims["sub"] if claims else None
+
+
+def client_keys() -> tuple[str, ...]:
+    """Who a render runs for: ("ip:<address>",), plus "user:<id>" when the request is signed in (by the
+    route's own authentication, a personal access token or a session's access token), so a user on many
+    addresses and many users on one address are each held to their share."""
+    keys = [f"ip:{client_address()}"]
+    user = _signed_in_user_id()
+    if user is not None:
+        keys.append(f"user:{user}")
+    return tuple(keys)
+
+
+def _signed_in_user_id() -> str | None:
+    """The user the route authenticated, else the user a valid credential of the request names (read once
+    per request, as for the rate-limit keys), else None: an invalid credential counts as none (a public
+    route answers it as anonymous)."""
+    user = g.get("current_user")
+    return user.id if user is not None else token_subject()

@@ -5,7 +5,7 @@
 - `digest`: plain SHA-256, for personal tokens (`trz_...`): 256 random bits need no key and no slow hash,
   and the stored value stays checkable after a SECRET_KEY rotation.
 
-Passwords are never hashed here: they use argon2id (core/passwords.py).
+Passwords are never hashed here: they use argon2id (core/accounts/passwords.py).
 """
 import hashlib
 import hmac

@@ -1,4 +1,5 @@
-"""Deleting rows past their retention period: `flask prune` (cron, docs/operations.md "Retention").
+"""Deleting rows past their retention period: `flask prune` (cron, cli/maintenance.py;
+docs/operations.md "Retention").
 
 Each kind of row is deleted in batches of at most `batch_size` rows, one short transaction each, so a
 large table is never locked for long and the other requests keep going meanwhile.
@@ -6,9 +7,7 @@ large table is never locked for long and the other requests keep going meanwhile
 from dataclasses import dataclass
 from datetime import timedelta
 
-import click
 from flask import current_app
-from flask.cli import with_appcontext
 from sqlalchemy import and_, delete, func, inspect, select
 
 from ..extensions import db
@@ -95,15 +94,3 @@ def prune_all(now=None, dry_run=False, batch_size=BATCH_SIZE):
     if dry_run:
         return [Pruned(rule, count(rule, now), 0) for rule in RULES]
     return [prune(rule, now, batch_size) for rule in RULES]
-
-
-@click.command("prune")
-@click.option("--dry-run", is_flag=True, help="Count what would go; delete nothing.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=BATCH_SIZE, show_default=True,
-              help="Rows deleted per transaction.")
-@with_appcontext
-def prune_command(dry_run, batch_size):
-    """Delete webhook events, share visits, sent or failed e-mail, expired OAuth states and audit entries
-    past their retention (settings *_RETENTION_DAYS)."""
-    for pruned in prune_all(dry_run=dry_run, batch_size=batch_size):
-        click.echo(pruned.line(dry_run))

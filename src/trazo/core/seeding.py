@@ -1,4 +1,4 @@
 """What `flask seed` creates: the default records, each seeder idempotent and answering one line."""
-from .plans import seed_free_plan
+from .billing.plans import seed_free_plan
 
 SEEDERS = (seed_free_plan,)

@@ -17,7 +17,7 @@ def decrypted_config(vendor):
 def active_vendor_config(category):
     """(vendor_type, config dict) of the default vendor of `category` ("email" or "payment"), or None.
 
-    Stable interface: core/payments.py reads Stripe's secret_key, publishable_key and webhook_secret here.
+    Stable interface: core/billing/payments.py reads Stripe's secret_key, publishable_key and webhook_secret here.
     """
     if category not in CATEGORIES:
         return None

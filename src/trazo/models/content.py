@@ -71,9 +71,9 @@ class Diagram(IdMixin, TimestampMixin, Base):
     description_size: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
     # Bumped by every save that changes more than the presentation (the ETag; docs/history.md). Every
     # UPDATE of a loaded row names the version it read (the mapper argument below): a save that another
-    # one overtook fails with StaleDataError instead of overwriting it (core/history.py, retrying).
+    # one overtook fails with StaleDataError instead of overwriting it (core/history/revisions.py, retrying).
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1", nullable=False)
-    # Stored (compressed) bytes of the diagram's revisions, kept by core/history.py for the storage quota.
+    # Stored (compressed) bytes of the diagram's revisions, kept by core/history/revisions.py for the storage quota.
     history_size: Mapped[int] = mapped_column(Integer, default=0, server_default="0", nullable=False)
     # Set by the services: presentation-only saves (viewport, preferences) keep the old value.
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)

@@ -1,5 +1,5 @@
 """The e-mail outbox: each message is written in the transaction of the action that causes it and sent
-after the commit (core/mail.py, core/outbox.py; docs/operations.md, "E-mail outbox")."""
+after the commit (core/mail/compose.py, core/mail/outbox.py; docs/operations.md, "E-mail outbox")."""
 from datetime import datetime
 
 from sqlalchemy import BigInteger, Index, Integer, String, Text

@@ -8,8 +8,8 @@ Every adapter keeps one contract (setup.cfg's import-linter contract "adapters" 
    never reads flask's current_app, and imports neither flask, flask_babel nor trazo.errors.
 2. Failures go out as neutral exceptions in the adapter's errors.py, one class per meaning, carrying the
    facts (the provider's status, its reason, a line number, a Retry-After) and no user-facing text.
-3. One mapping in core/ turns them into the API's statuses and localized texts: core/rendering.py
-   render_failures, core/ai_failures.py provider_failures, core/payments.py payment_failures (OAuth's
+3. One mapping in core/ turns them into the API's statuses and localized texts: core/content/rendering.py
+   render_failures, core/ai/failures.py provider_failures, core/billing/payments.py payment_failures (OAuth's
    ProviderUnavailable and ProviderRefused are still answered where they are caught, in api/oauth and
    api/integrations).
 

@@ -3,14 +3,15 @@ import re
 
 from werkzeug.http import parse_etags
 
-from ..core import images, revalidations
+from ..api import images
+from ..core.content import revalidations
 from .headers import security_headers
 
 
 def answer_image_revalidations(wsgi_app, app):
     """Answer 304 below Flask to a revalidation of a public image link whose ETag this process checked
     against the database less than REVALIDATION_SECONDS ago and that no worker has ended since
-    (core/revalidations.py: one read of the limiter storage): READMEs and wikis revalidate an embedded image
+    (core/content/revalidations.py: one read of the limiter storage): READMEs and wikis revalidate an embedded image
     on every page view, and such an answer has nothing to compute. Anything else (no If-None-Match, another
     ETag, an unknown or stale entry, an ended link, an Origin header, another query) goes through Flask,
     which checks the link and the diagram again."""

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from trazo.core.ai_calls import AIProviderError, ProviderConfig, complete, stream
+from trazo.core.ai.calls import AIProviderError, ProviderConfig, complete, stream
 
 from ...servers import free_port
 

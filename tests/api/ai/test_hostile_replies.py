@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from trazo.core.diagram_validation import MAX_CHECKED_CHARS, syntax_problems
+from trazo.core.content.validation import MAX_CHECKED_CHARS, syntax_problems
 from trazo.services.ai.prompts.convert import read_convert_reply
 from trazo.services.ai.prompts.fix import read_fix_reply
 from trazo.services.ai.text import extract_code

@@ -1,7 +1,7 @@
 """<think> filtering, code extraction and the heuristic syntax validator."""
 import pytest
 
-from trazo.core.diagram_validation import syntax_problems
+from trazo.core.content.validation import syntax_problems
 from trazo.services.ai.text import ThinkFilter, extract_code, strip_think
 
 

@@ -3,7 +3,7 @@ for administrators; the FREE plan comes from the settings and is editable; `flas
 
 import pytest
 
-from trazo.core.quotas import ensure_within_plan
+from trazo.core.billing.quotas import ensure_within_plan
 from trazo.errors import Forbidden
 from trazo.extensions import db
 from trazo.models import User

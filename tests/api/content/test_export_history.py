@@ -118,7 +118,7 @@ def test_histories_read_in_small_batches_come_out_whole_and_in_order(user, histo
     whole = _zip(_export(user, project_id, include_history="true"))
     bound = user.get(f"/projects/{project_id}/export/summary", query_string={"include_history": "true"}).json
     for name, value in (("BATCH_ROWS", 2), ("METADATA_ROWS", 3), ("BATCH_BYTES", 60)):
-        monkeypatch.setattr(f"trazo.core.revision_batches.{name}", value)
+        monkeypatch.setattr(f"trazo.core.history.batches.{name}", value)
     batched = _zip(_export(user, project_id, include_history="true"))
     assert batched.namelist() == whole.namelist()
     dated = ("Plataforma/README.md", "Plataforma/manifest.json")  # they show the time of the export

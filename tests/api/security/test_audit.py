@@ -5,7 +5,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from trazo.core import audit
+from trazo.core.accounts import audit
 from trazo.extensions import db
 from trazo.models.base import utcnow
 from trazo.models.security import AuditEntry

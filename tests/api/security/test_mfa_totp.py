@@ -3,7 +3,7 @@ import base64
 
 import jwt as pyjwt
 
-from trazo.core.tokens import issue_mfa_token
+from trazo.core.accounts.session_tokens import issue_mfa_token
 from trazo.extensions import db
 from trazo.models import User
 

@@ -3,7 +3,7 @@ wikis embed: current content, ETag and 304, caching headers, sanitized, never fo
 revoked links, rate limited per address."""
 import pytest
 
-from trazo.core.revalidations import recent_etags
+from trazo.core.content.revalidations import recent_etags
 from trazo.services.render import raster
 from trazo.services.render.mermaid import MermaidEngine
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from trazo.core import personal_tokens
+from trazo.core.accounts import personal_tokens
 from trazo.extensions import db
 from trazo.models.base import utcnow
 from trazo.models.security import AuditEntry, PersonalAccessToken

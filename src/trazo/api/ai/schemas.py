@@ -5,7 +5,7 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError, validates_schema
 
-from ...core.diagram_validation import code_language
+from ...core.content.validation import code_language
 from ...services.ai.catalog import PROVIDER_NAMES, PROVIDER_TYPES
 from ..common import BaseSchema, Timestamp
 from ..fields import DESCRIPTION_MAX, DiagramType

@@ -13,11 +13,11 @@ from flask import current_app
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
-from ...core.ai_calls import complete
-from ...core.ai_failures import empty_response_error, truncated_error
-from ...core.ai_settings import NoActiveProvider, auto_fix_enabled, resolve_provider
-from ...core.diagram_validation import code_language, syntax_problems
-from ...core.ownership import owned_diagram
+from ...core.ai.calls import complete
+from ...core.ai.failures import empty_response_error, truncated_error
+from ...core.ai.providers import NoActiveProvider, auto_fix_enabled, resolve_provider
+from ...core.content.ownership import owned_diagram
+from ...core.content.validation import code_language, syntax_problems
 from ...errors import N_, AppError, BadRequest
 from ...extensions import db
 from ...services.ai.prompts import convert, fix, generation

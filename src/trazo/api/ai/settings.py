@@ -10,8 +10,8 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from ...core import crypto
-from ...core.ai_calls import AIProviderError, ProviderConfig, probe
-from ...core.ai_settings import entry_at, provider_entries
+from ...core.ai.calls import AIProviderError, ProviderConfig, probe
+from ...core.ai.providers import entry_at, provider_entries
 from ...errors import NotFound, ValidationFailed
 from ...extensions import db
 from ...models.ai import AIProvider, AISettings

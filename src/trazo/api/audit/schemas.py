@@ -1,7 +1,7 @@
 """Audit log schemas."""
 import marshmallow as ma
 
-from ...core.audit import EVENTS
+from ...core.accounts.audit import EVENTS
 from ..common import BaseSchema, NormalizedEmail, PageQuerySchema, PageSchema, Timestamp
 
 

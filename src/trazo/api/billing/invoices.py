@@ -6,8 +6,8 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ...core.money import from_unix
-from ...core.payments import GatewayObjectMissing, release_connection, require_gateway
+from ...core.billing.money import from_unix
+from ...core.billing.payments import GatewayObjectMissing, release_connection, require_gateway
 from ...errors import GatewayTimeout, NotFound, UpstreamError
 from ...extensions import db
 from ...models.base import utcnow

@@ -12,9 +12,9 @@ from flask_babel import gettext as _
 from sqlalchemy import exists, func, or_, select
 from sqlalchemy.exc import IntegrityError
 
-from ...core.money import to_minor
-from ...core.payments import optional_gateway, release_connection
-from ...core.plans import find_free_plan, free_plan
+from ...core.billing.money import to_minor
+from ...core.billing.payments import optional_gateway, release_connection
+from ...core.billing.plans import find_free_plan, free_plan
 from ...errors import BadRequest, Conflict, NotFound, found_or_404
 from ...extensions import db
 from ...models import User

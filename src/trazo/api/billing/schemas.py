@@ -8,7 +8,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import marshmallow as ma
 from flask_babel import gettext as _
 
-from ...core.money import to_major
+from ...core.billing.money import to_major
 from ..common import BaseSchema, Timestamp, not_blank
 
 MAX_AMOUNT = Decimal("999999.99")

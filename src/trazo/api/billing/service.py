@@ -8,10 +8,10 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select
 
-from ...core.money import from_unix
-from ...core.payments import release_connection, require_gateway
-from ...core.plans import current_subscription, free_plan, plan_for
-from ...core.quotas import count_all
+from ...core.billing.money import from_unix
+from ...core.billing.payments import release_connection, require_gateway
+from ...core.billing.plans import current_subscription, free_plan, plan_for
+from ...core.billing.quotas import count_all
 from ...errors import BadRequest
 from ...extensions import db
 from ...models.base import utcnow

@@ -15,7 +15,7 @@ import logging
 from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 
-from ...core.payments import gateway_for, gateway_settings, release_connection, verify_event
+from ...core.billing.payments import gateway_for, gateway_settings, release_connection, verify_event
 from ...errors import AppError, Conflict, NotFound, ServiceUnavailable
 from ...extensions import db
 from ...models.billing import PROVIDER_STRIPE, WebhookEvent

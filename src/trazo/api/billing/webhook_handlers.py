@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
-from ...core.money import from_unix
+from ...core.billing.money import from_unix
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow

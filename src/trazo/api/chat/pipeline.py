@@ -11,9 +11,9 @@ from flask import current_app
 from flask_babel import force_locale
 from flask_babel import gettext as _
 
-from ...core.ai_calls import AIProviderError, complete, stream
-from ...core.ai_failures import empty_response_error
-from ...core.diagram_validation import syntax_problems
+from ...core.ai.calls import AIProviderError, complete, stream
+from ...core.ai.failures import empty_response_error
+from ...core.content.validation import syntax_problems
 from ...errors import NotFound
 from ...extensions import db
 from ...services.ai.prompts import chat as chat_texts

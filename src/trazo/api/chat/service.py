@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
-from ...core.ownership import owned_diagram
+from ...core.content.ownership import owned_diagram
 from ...errors import BadRequest, found_or_404
 from ...extensions import db
 from ...models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession

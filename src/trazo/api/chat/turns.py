@@ -10,7 +10,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from sqlalchemy import select
 
-from ...core.ai_settings import NoActiveProvider, auto_fix_enabled, resolve_provider
+from ...core.ai.providers import NoActiveProvider, auto_fix_enabled, resolve_provider
 from ...errors import AppError, BadRequest, NotFound
 from ...extensions import db
 from ...models.base import utcnow

@@ -2,35 +2,26 @@
 
 Every change of a diagram's title, type or content is recorded in its history, and a write that names
 the version it was based on (If-Match, expected_version) is refused when that version is no longer
-current (core/history.py, docs/history.md)."""
+current (core/history/changes.py, docs/history.md)."""
 from types import SimpleNamespace
 
 from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
-from ...core.content_limits import ensure_content_fits
-from ...core.history import (
-    State,
-    bump_version,
-    content_growth,
-    ensure_version,
-    open_diagram,
-    plan_change,
-    retrying,
-    revision_limit,
-    start_history,
-    write_change,
-)
-from ...core.images import ImageRequest, image_response
-from ...core.ownership import folder_of_project, owned_diagram, owned_project
-from ...core.quotas import ensure_room, row_overhead, spend_creations
-from ...core.revalidations import ending_links
+from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
+from ...core.content.images import ImageRequest
+from ...core.content.limits import ensure_content_fits
+from ...core.content.ownership import folder_of_project, owned_diagram, owned_project
+from ...core.content.revalidations import ending_links
+from ...core.history.changes import bump_version, ensure_version, retrying, save_change
+from ...core.history.revisions import start_history
 from ...errors import NotFound
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.content import Diagram, Project, default_user_preferences
 from ...models.history import SOURCE_CREATE, SOURCE_DUPLICATE, SOURCE_EDIT
 from ...models.sharing import SharedLink
+from ..images import image_response
 
 RECENT_COUNT = 4
 # Saving only these (the view and panel layout) keeps updated_at and the version, so "recent" reflects real
@@ -95,21 +86,19 @@ def update_diagram(user, diagram_id, data, if_match=None, source=SOURCE_EDIT):
 
 def _update_diagram(user, diagram_id, data, if_match, source):
     expected_version = data.pop("expected_version", None)
-    editing = open_diagram(user, diagram_id)
-    diagram = editing.diagram
-    ensure_version(diagram, if_match, expected_version)
-    if "content" in data or "diagram_type" in data:
-        ensure_content_fits(data.get("content", diagram.content), data.get("diagram_type", diagram.diagram_type))
-    history = plan_change(editing, State.of(diagram).updated(data), user.id, source, revision_limit(user))
-    growth = content_growth(diagram, data)  # before any attribute changes: the stored sizes still hold
-    ensure_room(user, {"storage": history.charged(growth) if history else growth})
-    if "folder_id" in data:  # an empty id, like null, means the project root
-        data["folder_id"] = folder_of_project(diagram.project_id, data["folder_id"]).id if data["folder_id"] else None
-    if "user_preferences" in data:
-        data["user_preferences"] = {**default_user_preferences(), **(diagram.user_preferences or {}),
-                                    **data["user_preferences"]}
-    write_change(diagram, data, history, PRESENTATION_FIELDS)
-    return _committed(diagram)
+
+    def fields(diagram):
+        if "folder_id" in data:  # an empty id, like null, means the project root
+            folder_id = data["folder_id"]
+            data["folder_id"] = folder_of_project(diagram.project_id, folder_id).id if folder_id else None
+        if "user_preferences" in data:
+            data["user_preferences"] = {**default_user_preferences(), **(diagram.user_preferences or {}),
+                                        **data["user_preferences"]}
+        return data
+
+    saved = save_change(user, diagram_id, fields, source, if_match=if_match, expected_version=expected_version,
+                        ignored=PRESENTATION_FIELDS)
+    return _committed(saved.diagram)
 
 
 def _committed(diagram):

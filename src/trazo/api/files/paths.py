@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from flask_babel import gettext as _
 
 from ...archive.sketch import NotImportable, is_sketch, load_json
-from ...core.content_limits import NAME_MAX, content_caps
-from ...core.diagram_types import FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
+from ...core.content.diagram_types import FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
+from ...core.content.limits import NAME_MAX, content_caps
 from ...models.content import utf8_size
 
 PATH_MAX = 1024

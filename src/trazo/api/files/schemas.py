@@ -4,10 +4,10 @@ from flask import request
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
-from ...core.content_limits import content_caps
+from ...core.content.limits import content_caps
 from ...errors import AppError, ValidationFailed, validation_detail
 from ..common import BaseSchema, Timestamp
-from ..fields import DESCRIPTION_MAX, DiagramType
+from ..fields import DESCRIPTION_MAX, DiagramType, IfMatch
 from .paths import EXTENSION_TYPES, BadPath, parse_path
 
 PATH_DOC = "a path such as architecture/backend.mmd: the directory part is the folder, the name the title"
@@ -65,8 +65,8 @@ class FileBodySchema(BaseSchema):
 
 
 class WriteHeadersSchema(BaseSchema):
-    if_match = ma.fields.String(data_key="If-Match", load_default=None,
-                                metadata={"description": 'the version read (e.g. "7"), or *: 412 when it differs'})
+    if_match = IfMatch(data_key="If-Match", load_default=None,
+                       metadata={"description": 'the version read (e.g. "7"), or *: 412 when it differs'})
     if_none_match = ma.fields.String(data_key="If-None-Match", load_default=None,
                                      metadata={"description": "*: create only (412 when the file exists)"})
 

@@ -15,22 +15,11 @@ from sqlalchemy import and_, bindparam, delete, func, select
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.http import parse_etags
 
-from ...core.history import (
-    State,
-    content_growth,
-    content_hash,
-    ensure_version,
-    etag,
-    open_diagram,
-    plan_change,
-    retrying,
-    revision_limit,
-    start_history,
-    write_change,
-)
-from ...core.ownership import owned_project
-from ...core.quotas import ensure_room, lock_account, row_overhead, spend_creations
-from ...core.revalidations import ending_links
+from ...core.billing.quotas import ensure_room, lock_account, row_overhead, spend_creations
+from ...core.content.ownership import owned_project
+from ...core.content.revalidations import ending_links
+from ...core.history.changes import ensure_version, etag, retrying, save_change
+from ...core.history.revisions import content_hash, start_history
 from ...errors import Conflict, NotFound, PreconditionFailed, ValidationFailed
 from ...extensions import db
 from ...models.base import new_id, utcnow
@@ -276,17 +265,14 @@ def _create(user, project_id, target, body):
 
 
 def _update(user, diagram_id, target, body, if_match):
-    editing = open_diagram(user, diagram_id)
-    diagram = editing.diagram
-    ensure_version(diagram, if_match)
-    data = {"content": body["content"], "diagram_type": _typed(target, body, diagram.diagram_type)}
-    if body.get("description") is not None:
-        data["description"] = body["description"]
-    history = plan_change(editing, State.of(diagram).updated(data), user.id, SOURCE_API, revision_limit(user))
-    growth = content_growth(diagram, data)
-    ensure_room(user, {"storage": history.charged(growth) if history else growth})
-    write_change(diagram, data, history)
-    answer = _written(target, diagram, body["content"], False)
+    def fields(diagram):
+        data = {"content": body["content"], "diagram_type": _typed(target, body, diagram.diagram_type)}
+        if body.get("description") is not None:
+            data["description"] = body["description"]
+        return data
+
+    saved = save_change(user, diagram_id, fields, SOURCE_API, if_match=if_match)
+    answer = _written(target, saved.diagram, body["content"], False)
     db.session.commit()
     return answer
 

@@ -16,21 +16,12 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
 from ...archive.reader import ImportLimits
-from ...core.content_limits import content_caps
-from ...core.history import (
-    State,
-    compress_bound,
-    content_growth,
-    content_hash,
-    open_diagram,
-    plan_change,
-    retrying,
-    revision_limit,
-    write_change,
-)
-from ...core.ownership import owned_project
-from ...core.quotas import ensure_room, lock_account, row_overhead, spend_creations
-from ...core.revalidations import ending_links
+from ...core.billing.quotas import ensure_room, lock_account, row_overhead, spend_creations
+from ...core.content.limits import content_caps
+from ...core.content.ownership import owned_project
+from ...core.content.revalidations import ending_links
+from ...core.history.changes import retrying, save_change
+from ...core.history.revisions import compress_bound, content_hash, revision_limit
 from ...errors import AppError, ValidationFailed
 from ...extensions import db
 from ...models.base import utcnow
@@ -218,14 +209,13 @@ def _create(user, project_id, items, folders, missing):
 
 
 def _update(user, items):
-    """Write each changed file as a PUT without precondition would (a revision with source `api`)."""
+    """Write each changed file as a PUT without precondition would (a revision with source `api`); the
+    storage is charged once for the whole sync, after the writes."""
     growth, limit_of = 0, cache(revision_limit(user))  # the plan is read once, not once per diagram
     for item in items:
-        editing = open_diagram(user, item.entry.diagram_id)
-        diagram = editing.diagram
         data = {"content": item.content, "diagram_type": item.diagram_type}
-        history = plan_change(editing, State.of(diagram).updated(data), user.id, SOURCE_API, limit_of)
-        growth += content_growth(diagram, data) + (history.counted_delta if history else 0)
-        write_change(diagram, data, history)
+        saved = save_change(user, item.entry.diagram_id, lambda _diagram, data=data: data, SOURCE_API,
+                            limit_of=limit_of, charge=False)
+        growth += saved.growth + (saved.history.counted_delta if saved.history else 0)
         db.session.flush()
     return growth

@@ -2,9 +2,9 @@
 from flask_babel import gettext as _
 from sqlalchemy import delete, select, update
 
-from ...core.ownership import owned_folder, owned_project
-from ...core.quotas import ensure_room, row_overhead, spend_creations
-from ...core.revalidations import ending_links
+from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
+from ...core.content.ownership import owned_folder, owned_project
+from ...core.content.revalidations import ending_links
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, Folder

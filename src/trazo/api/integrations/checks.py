@@ -3,7 +3,7 @@ total deadline of its integration (EMAIL_TIMEOUT, STRIPE_TIMEOUT, OAUTH_TIMEOUT)
 import requests
 from flask import current_app
 
-from ...core.oauth import vendor_provider
+from ...core.accounts.oauth_providers import vendor_provider
 from ...services import outbound
 from ...services.email.backends import EmailDeliveryError
 from ...services.email.resend import ResendBackend

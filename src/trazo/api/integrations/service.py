@@ -8,7 +8,8 @@ from flask_babel import gettext as _
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from ...core import audit, crypto
+from ...core import crypto
+from ...core.accounts import audit
 from ...core.vendors import PAYMENT, decrypted_config
 from ...errors import BadRequest, Conflict, found_or_404
 from ...extensions import db

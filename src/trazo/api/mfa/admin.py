@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from flask_babel import gettext as _
 from sqlalchemy import func, or_, select
 
-from ...core import audit, factors
-from ...core.plans import FREE_PLAN_NAME
+from ...core.accounts import audit, factors
+from ...core.billing.plans import FREE_PLAN_NAME
 from ...errors import found_or_404
 from ...extensions import db
 from ...models import User

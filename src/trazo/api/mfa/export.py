@@ -7,7 +7,7 @@ from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 
-from ...core.factors import TOTP
+from ...core.accounts.factors import TOTP
 from ...models.base import utcnow
 from .admin import listed_users
 

@@ -1,9 +1,9 @@
 """The second step of a sign-in for accounts with MFA: /mfa/verify, /mfa/switch-method and
 /mfa/resend-email-code continue the challenge that /users/login and the OAuth callback start
-(core/sign_in.py).
+(core/accounts/sign_in.py).
 
 Everything is counted per login (the `lid` claim of the mfa token) in the limiter storage: wrong
-codes (5, then the login must restart), e-mails sent (core/sign_in.py), completion.
+codes (5, then the login must restart), e-mails sent (core/accounts/sign_in.py), completion.
 Wrong codes also count per account, across logins: 10 lock the account's second step for 15 minutes
 (audited, the owner is told by e-mail once per lock), so new logins bring no new guesses.
 """
@@ -11,11 +11,11 @@ from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 
-from ...core import audit, factors
-from ...core.factors import EMAIL, TOTP
-from ...core.mail import send_template
-from ...core.sign_in import login_lifetime, send_login_code
-from ...core.tokens import issue_session_token, read_mfa_token, unix_seconds
+from ...core.accounts import audit, factors
+from ...core.accounts.factors import EMAIL, TOTP
+from ...core.accounts.session_tokens import issue_session_token, read_mfa_token, unix_seconds
+from ...core.accounts.sign_in import login_lifetime, send_login_code
+from ...core.mail.compose import send_template
 from ...errors import AccountLocked, BadRequest, Unauthorized
 from ...extensions import db
 from ...models import User

@@ -1,7 +1,7 @@
 """MFA schemas, one per direction."""
 import marshmallow as ma
 
-from ...core.factors import METHODS
+from ...core.accounts.factors import METHODS
 from ..common import BaseSchema, PageQuerySchema, PageSchema, Timestamp
 
 MAX_TOKEN_LENGTH = 4096

@@ -11,9 +11,9 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 
 from ...auth import confirm_recent_sign_in
-from ...core import audit, factors
-from ...core.factors import ACTIVATION, EMAIL, TOTP, send_code, throttle
-from ...core.mail import send_template
+from ...core.accounts import audit, factors
+from ...core.accounts.factors import ACTIVATION, EMAIL, TOTP, send_code, throttle
+from ...core.mail.compose import send_template
 from ...errors import BadRequest
 from ...extensions import db
 from ...models import User

@@ -3,8 +3,8 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ...core import audit
-from ...core.accounts import create_account, email_taken, whole_second
+from ...core.accounts import audit
+from ...core.accounts.users import create_account, email_taken, whole_second
 from ...errors import Forbidden
 from ...extensions import db
 from ...models import User

@@ -8,8 +8,8 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
-from ...core.oauth import configured_providers, provider
-from ...core.sign_in import sign_in
+from ...core.accounts.oauth_providers import configured_providers, provider
+from ...core.accounts.sign_in import sign_in
 from ...errors import BadRequest, Unauthorized, UpstreamError
 from ...extensions import db
 from ...models.base import utcnow

@@ -4,10 +4,10 @@ The formats are written by archive/ (docs/export-format.md); here the caller's p
 the database, the diagrams' texts a batch at a time, into a temporary file (in memory while small),
 then sent from that file after the request has given its database connection back, so neither a
 large project nor a slow client holds much memory or a connection. With `include_history`, a ZIP also
-holds each diagram's revisions, read a batch at a time too (core/revision_batches.py), as many as an import
+holds each diagram's revisions, read a batch at a time too (core/history/batches.py), as many as an import
 of the archive accepts: the newest, chosen from their stored sizes before any is read
 (archive/history_bound.py). With
-`include_images`, each diagram's SVG, drawn within a budget of time and drawings (core/images.py
+`include_images`, each diagram's SVG, drawn within a budget of time and drawings (core/content/images.py
 DrawingBudget, docs/export-format.md "Images") with no database connection held while engines draw.
 """
 import re
@@ -27,10 +27,10 @@ from ...archive.layout import ExportDiagram, ExportFolder, ExportSnapshot, assum
 from ...archive.markdown import estimated_tokens, markdown_chunks, markdown_measure
 from ...archive.reader import ImportLimits
 from ...archive.zip_export import write_zip, zip_size_bound
-from ...core.content_limits import content_caps
-from ...core.images import DrawingBudget
-from ...core.ownership import folder_of_project, owned_project
-from ...core.revision_batches import HistoryStats, history_stats, newest_first, revisions_in_batches
+from ...core.content.images import DrawingBudget
+from ...core.content.limits import content_caps
+from ...core.content.ownership import folder_of_project, owned_project
+from ...core.history.batches import HistoryStats, history_stats, newest_first, revisions_in_batches
 from ...extensions import db
 from ...models.content import Diagram, Folder
 from ...ratelimit import spend

@@ -4,18 +4,18 @@ Every imported diagram gets revisions: those its archive holds, when it is one o
 history, and one of source "import" holding its state as imported whenever the archive's newest one does
 not (always the case for other files). The plan's revision limit applies as it does to edits.
 
-Each revision's lines added and removed are counted against the one before it (core/diffs.py). Matching
+Each revision's lines added and removed are counted against the one before it (core/history/diffs.py). Matching
 lines costs up to the product of the two line counts, and an archive may hold thousands of revisions, so
 an import matches at most DIFF_BUDGET line pairs in all (about two seconds for the worst inputs, far less
 for usual ones); past it, a revision keeps the counts its archive gives when they can be true, else it
-counts as replacing every line, as core/diffs.py reports a change too large to match.
+counts as replacing every line, as core/history/diffs.py reports a change too large to match.
 """
 from dataclasses import dataclass, field
 
 from ...archive.history import PlannedRevision, settle
-from ...core.diffs import MAX_DIFF_LINES, count_lines
-from ...core.history import State, compress_bound, new_revision, revision_limit, start_history
-from ...core.plans import labelled_revision_limit
+from ...core.billing.plans import labelled_revision_limit
+from ...core.history.diffs import MAX_DIFF_LINES, count_lines
+from ...core.history.revisions import State, compress_bound, new_revision, revision_limit, start_history
 from ...models.content import utf8_size
 from ...models.history import SOURCE_IMPORT
 

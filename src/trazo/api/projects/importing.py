@@ -15,9 +15,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from ...archive.naming import unique
 from ...archive.plan import ImportPlan, build_plan
 from ...archive.reader import ImportLimits, InvalidUpload, Upload, read_uploads, upload_name
-from ...core.content_limits import NAME_MAX, content_caps
-from ...core.ownership import folder_of_project, owned_project
-from ...core.quotas import ensure_room, row_overhead, spend_creations
+from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
+from ...core.content.limits import NAME_MAX, content_caps
+from ...core.content.ownership import folder_of_project, owned_project
 from ...errors import AppError, BadRequest, Forbidden
 from ...extensions import db
 from ...models.base import new_id, utcnow

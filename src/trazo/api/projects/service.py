@@ -4,9 +4,9 @@ from dataclasses import dataclass, field
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
-from ...core.ownership import owned_project
-from ...core.quotas import ensure_within_plan
-from ...core.revalidations import ending_links
+from ...core.billing.quotas import ensure_within_plan
+from ...core.content.ownership import owned_project
+from ...core.content.revalidations import ending_links
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow

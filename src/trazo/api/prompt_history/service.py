@@ -4,7 +4,7 @@ import hashlib
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
-from ...core.ownership import owned_diagram
+from ...core.content.ownership import owned_diagram
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.ai import PromptHistory

@@ -1,15 +1,12 @@
-"""The render route's service: the rendering itself is core/rendering.py, shared with the image links."""
+"""The render route's service: the rendering itself is core/content/rendering.py, shared with the image links."""
 from flask import Response, current_app
 
-from ...core.rendering import render as draw
+from ...core.content.rendering import render as draw
 from ...services import render as renderers
 from ...services.render import notices
+from ..images import SVG_POLICY
 
 __all__ = ["engines", "render"]
-
-# The SVG is sanitized already; should anything slip through, a browser opening it still runs and
-# fetches nothing.
-SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 
 
 def render(diagram_type, source):

@@ -3,7 +3,7 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
-from ...core.history import decompress
+from ...core.history.revisions import decompress
 from ...models.history import LABEL_MAX
 from ..common import BaseSchema, PageSchema, Timestamp
 from ..fields import Name

@@ -1,26 +1,16 @@
-"""Diagram history: list, read, compare, name and restore revisions (core/history.py records them)."""
+"""Diagram history: list, read, compare, name and restore revisions (core/history/revisions.py records them)."""
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
-from ...core.content_limits import ensure_content_fits
-from ...core.diagram_types import FREEHAND
-from ...core.diffs import sketch_changes, unified_diff
-from ...core.history import (
-    State,
-    bump_version,
-    decompress,
-    open_diagram,
-    plan_change,
-    retrying,
-    revision_limit,
-    start_history,
-)
-from ...core.ownership import owned_diagram, owned_diagram_id
-from ...core.plans import labelled_revision_limit
-from ...core.quotas import ensure_room, lock_account
+from ...core.billing.plans import labelled_revision_limit
+from ...core.billing.quotas import ensure_room, lock_account
+from ...core.content.diagram_types import FREEHAND
+from ...core.content.ownership import owned_diagram, owned_diagram_id
+from ...core.history.changes import retrying, save_change
+from ...core.history.diffs import sketch_changes, unified_diff
+from ...core.history.revisions import decompress, start_history
 from ...errors import Conflict, found_or_404
 from ...extensions import db
-from ...models.content import utf8_size
 from ...models.history import SOURCE_CREATE, SOURCE_RESTORE, DiagramRevision
 from ..common import page_envelope
 from .schemas import CURRENT
@@ -146,18 +136,12 @@ def restore_revision(user, diagram_id, number):
 
 
 def _restore_revision(user, diagram_id, number):
-    editing = open_diagram(user, diagram_id)
-    diagram = editing.diagram
-    revision = _revision(diagram.id, number)
-    state = State(revision.title, revision.diagram_type, decompress(revision.content))
-    ensure_content_fits(state.content, state.diagram_type)
-    history = plan_change(editing, state, user.id, SOURCE_RESTORE, revision_limit(user))
-    if history is None:  # already the current state
-        return diagram
-    growth = utf8_size(state.content) - diagram.content_size
-    ensure_room(user, {"storage": history.charged(growth)})
-    bump_version(diagram)
-    diagram.title, diagram.diagram_type, diagram.content = state.title, state.diagram_type, state.content
-    history.apply()
-    db.session.commit()
-    return diagram
+    def fields(diagram):
+        revision = _revision(diagram.id, number)
+        return {"title": revision.title, "diagram_type": revision.diagram_type,
+                "content": decompress(revision.content)}
+
+    saved = save_change(user, diagram_id, fields, SOURCE_RESTORE)
+    if saved.history is not None:  # else it already is the current state
+        db.session.commit()
+    return saved.diagram

@@ -5,15 +5,16 @@ from dataclasses import dataclass
 from flask_babel import gettext as _
 from sqlalchemy import select
 
-from ...core.images import ImageRequest, image_response
-from ...core.passwords import verify_password
-from ...core.revalidations import may_remember
+from ...core.accounts.passwords import verify_password
+from ...core.content.images import ImageRequest
+from ...core.content.revalidations import may_remember
 from ...errors import AppError, Forbidden, NotFound, TooManyRequests
 from ...extensions import db
 from ...models import User
 from ...models.content import Diagram
 from ...models.sharing import SharedLink
 from ...ratelimit import Counter
+from ..images import image_response
 from . import access_log
 from .share_secrets import SHARE_GRANT_SECONDS, issue_share_grant, share_grant_admits
 
@@ -136,7 +137,7 @@ def verify_code(token, code):
 def shared_image(token, fmt, theme, if_none_match):
     """The diagram of a public link as an image. A link with an access code never serves one: an image URL
     carries no credential. Nothing is logged (a README would log every view); a refusal writes nothing.
-    Whether the ETag may answer revalidations below Flask is read before the link (core/revalidations.py)."""
+    Whether the ETag may answer revalidations below Flask is read before the link (core/content/revalidations.py)."""
     remember = may_remember(token)
     link = _active_link(token)
     if link is None:

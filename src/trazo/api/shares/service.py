@@ -6,9 +6,9 @@ from flask import current_app
 from flask_babel import gettext as _
 from sqlalchemy import select, update
 
-from ...core.ownership import owned_diagram
-from ...core.passwords import hash_password
-from ...core.revalidations import ending_links, ending_tokens
+from ...core.accounts.passwords import hash_password
+from ...core.content.ownership import owned_diagram
+from ...core.content.revalidations import ending_links, ending_tokens
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow

@@ -1,7 +1,7 @@
 """Personal access token schemas, one per direction."""
 import marshmallow as ma
 
-from ...core.personal_tokens import MAX_EXPIRY_DAYS, SCOPES
+from ...core.accounts.personal_tokens import MAX_EXPIRY_DAYS, SCOPES
 from ..common import BaseSchema, Timestamp
 from ..fields import Name
 

@@ -1,8 +1,8 @@
 """Personal access tokens of the signed-in user: create (after a recent sign-in, which the route declares),
-list, revoke (core/personal_tokens.py, docs/automation.md)."""
+list, revoke (core/accounts/personal_tokens.py, docs/automation.md)."""
 from types import SimpleNamespace
 
-from ...core import personal_tokens
+from ...core.accounts import personal_tokens
 
 
 def create_token(user, data):

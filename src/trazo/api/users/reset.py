@@ -11,10 +11,10 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from sqlalchemy import select
 
-from ...core import audit, passwords, personal_tokens
-from ...core.accounts import set_password
+from ...core.accounts import audit, passwords, personal_tokens
+from ...core.accounts.users import set_password
 from ...core.hashing import keyed_hash
-from ...core.mail import send_template
+from ...core.mail.compose import send_template
 from ...errors import BadRequest
 from ...extensions import db
 from ...models import User

@@ -5,8 +5,8 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError, validates, validates_schema
 
-from ...core.accounts import FULL_NAME_MAX_LENGTH, check_new_password
-from ...core.passwords import MAX_LENGTH, check_policy
+from ...core.accounts.passwords import MAX_LENGTH, check_policy
+from ...core.accounts.users import FULL_NAME_MAX_LENGTH, check_new_password
 from ..common import BaseSchema, NormalizedEmail, Timestamp
 
 PICTURE_PREFIXES = ("data:image/png;base64,", "data:image/jpeg;base64,", "data:image/jpg;base64,",

@@ -1,17 +1,17 @@
 """Accounts: sign-in, password change, profile, deletion (registration and the first-admin claim live in
-`core/accounts.py`, what every sign-in shares in `core/sign_in.py`, password reset in `reset.py`)."""
+`core/accounts/users.py`, what every sign-in shares in `core/accounts/sign_in.py`, password reset in `reset.py`)."""
 from dataclasses import dataclass
 
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
 from ...auth import confirm_recent_sign_in, current_password_matches
-from ...core import accounts, audit, passwords, personal_tokens
-from ...core.accounts import count_users, linked_identities, set_password
-from ...core.plans import ensure_account_deletable, plan_summary
-from ...core.revalidations import ending_links
-from ...core.sign_in import sign_in
-from ...core.tokens import issue_session_token
+from ...core.accounts import audit, passwords, personal_tokens, users
+from ...core.accounts.session_tokens import issue_session_token
+from ...core.accounts.sign_in import sign_in
+from ...core.accounts.users import count_users, linked_identities, set_password
+from ...core.billing.plans import ensure_account_deletable, plan_summary
+from ...core.content.revalidations import ending_links
 from ...errors import AccountLocked, BadRequest, Forbidden, Unauthorized
 from ...extensions import db
 from ...models import User
@@ -125,7 +125,7 @@ def profile(user):
 
 
 def register(data):
-    return profile(accounts.register(data))
+    return profile(users.register(data))
 
 
 def update_profile(user, data):

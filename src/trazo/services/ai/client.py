@@ -5,7 +5,7 @@
 
 `settings` is the operator's CallSettings, `config` the user's ProviderConfig; `messages` is a list of
 {"role": "user" | "assistant", "content": str}; `system` may be None. Failures raise a ProviderError
-(errors.py); core/ai_calls.py is how the app calls, with the API's answer to each failure.
+(errors.py); core/ai/calls.py is how the app calls, with the API's answer to each failure.
 """
 import json
 import threading

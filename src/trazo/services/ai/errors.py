@@ -1,5 +1,5 @@
 """How a provider call fails, in neutral terms: one exception per code of the browser client, with the
-provider's own status and reason. core/ai_failures.py answers each with the API's status and localized
+provider's own status and reason. core/ai/failures.py answers each with the API's status and localized
 text (the adapter contract: services/__init__.py)."""
 import json
 

@@ -17,7 +17,7 @@ class ProviderConfig:
 
 @dataclass(frozen=True)
 class CallSettings:
-    """The operator's settings a call obeys (core/ai_calls.py reads them): AI_TIMEOUT, AI_MAX_RESPONSE_BYTES,
+    """The operator's settings a call obeys (core/ai/calls.py reads them): AI_TIMEOUT, AI_MAX_RESPONSE_BYTES,
     AI_ALLOWED_PRIVATE_HOSTS, and the endpoint of each provider type with one ({setting name: URL})."""
 
     timeout: float

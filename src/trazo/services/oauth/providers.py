@@ -1,6 +1,7 @@
 """The OAuth providers we speak to (Google, GitHub) and how one is described: a Provider is built from
 client credentials (settings or an oauth vendor's) and the operator's Defaults (endpoints and the
-deadline of each call). Which providers are in force, and those defaults, are core's choice (core/oauth.py)."""
+deadline of each call). Which providers are in force, and those defaults, are core's choice
+(core/accounts/oauth_providers.py)."""
 from dataclasses import dataclass
 
 GOOGLE, GITHUB = "google", "github"

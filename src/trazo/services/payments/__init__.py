@@ -1,6 +1,6 @@
 """The payment gateway (Stripe): credentials, API calls, webhook signatures, and the plan catalog kept in
 step at the gateway (catalog_sync). The gateway in force for a request, and the API's answer to each of
-its failures (errors.py), are core's (core/payments.py)."""
+its failures (errors.py), are core's (core/billing/payments.py)."""
 from .errors import (
     GatewayDeadlinePassed,
     GatewayFailed,

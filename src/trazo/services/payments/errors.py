@@ -1,4 +1,4 @@
-"""How a payment gateway call fails, in neutral terms: core/payments.py answers each with the API's status
+"""How a payment gateway call fails, in neutral terms: core/billing/payments.py answers each with the API's status
 and localized text (the adapter contract: services/__init__.py)."""
 
 

@@ -1,5 +1,5 @@
 """Stripe through the `stripe` package: one requests.Session, a total deadline per call
-(STRIPE_TIMEOUT), failures as the neutral exceptions of services/payments/errors.py (core/payments.py words
+(STRIPE_TIMEOUT), failures as the neutral exceptions of services/payments/errors.py (core/billing/payments.py words
 them for the API).
 
 Every method answers plain dicts, so the billing services never touch Stripe's object types.
@@ -34,7 +34,7 @@ READ_TIMEOUT = 30  # seconds, the total deadline of one call; STRIPE_TIMEOUT ove
 
 @dataclass(frozen=True)
 class GatewaySettings:
-    """The credentials and endpoint a StripeGateway calls with (core/payments.py chooses them)."""
+    """The credentials and endpoint a StripeGateway calls with (core/billing/payments.py chooses them)."""
 
     provider: str
     secret_key: str

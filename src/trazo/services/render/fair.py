@@ -2,7 +2,7 @@
 "Render fairness").
 
 A render runs on behalf of a client: the keys that name it (its address and, when signed in, its user),
-set by the caller around the render with `for_client(keys)` (core/rendering.py computes them from the
+set by the caller around the render with `for_client(keys)` (core/content/rendering.py computes them from the
 request; this layer knows nothing of Flask). A pool of slots (`FairSlots`: the local engines' processes,
 the Mermaid pages, the PNG rasterizer) lets no key hold or wait for more than `share` of them: beyond it
 the request is refused at once (RendererBusy, a 503 with Retry-After), so one address, or one user on many
@@ -11,7 +11,7 @@ the client that holds the fewest slots, then in order of arrival. Work done outs
 is bounded by the pool's size only.
 
 `metered()` measures how long a render held its slots (its wall time less the time it waited for them):
-what the render budget is charged (core/rendering.py).
+what the render budget is charged (core/content/rendering.py).
 """
 import contextvars
 import itertools

@@ -450,5 +450,5 @@ def _installed(config):
 MERMAID = register(Engine(
     "mermaid", ("mermaid",), _installed, lambda config: MermaidEngine(config).version(),
     native_limits, lambda _code, _stderr: False,
-    # The theme comes in the source, as an init directive (core/images.py), like a user's own.
+    # The theme comes in the source, as an init directive (core/content/images.py), like a user's own.
     render=lambda config, source, seconds: shared_engine(config).render_svg(source, timeout=seconds)))

@@ -1,0 +1,65 @@
+"""The step every sign-in shares once the first factor is right (password or OAuth): an access token, or
+for accounts with MFA the start of the second step, which /mfa/verify, /mfa/switch-method and
+/mfa/resend-email-code continue (api/mfa/login.py; token rules: docs/api.md).
+
+A login with MFA sends at most 1 + MAX_RESENDS e-mail codes, RESEND_COOLDOWN_SECONDS apart, counted per
+login (the `lid` claim of the mfa token) in the limiter storage.
+"""
+import uuid
+
+from flask import current_app
+from flask_babel import gettext as _
+
+from ...errors import TooManyRequests
+from ...extensions import db
+from ...models.base import utcnow
+from ...ratelimit import Counter
+from . import audit, factors
+from .factors import EMAIL
+from .session_tokens import issue_mfa_token, issue_session_token
+
+MAX_RESENDS = 3
+RESEND_COOLDOWN_SECONDS = 60
+
+
+def login_lifetime():
+    """How long a login may wait for its second factor (the mfa token's lifetime), in seconds."""
+    return current_app.config["MFA_TOKEN_EXPIRES"]
+
+
+def sign_in(user, event, details=None):
+    """Finish a first factor: an MFA challenge for accounts with MFA, otherwise a (bearer) access token
+    and the sign-in recorded in the audit log as `event`. Commits."""
+    if user.mfa_enabled and user.mfa_methods:
+        db.session.commit()
+        return start_challenge(user)
+    user.last_login_at = utcnow()
+    db.session.commit()
+    audit.record(event, user=user, details=details)
+    return {"access_token": issue_session_token(user), "token_type": "bearer", "mfa_enabled": False}
+
+
+def start_challenge(user):
+    """Open an MFA login: a 5-minute `mfa` token bound to this login attempt (and the e-mail code
+    when e-mail is the default method)."""
+    methods = list(user.mfa_methods)
+    default = user.mfa_default_method if user.mfa_default_method in methods else methods[0]
+    login_id = uuid.uuid4().hex
+    token = issue_mfa_token(user, login_id, methods, default)
+    if default == EMAIL:
+        send_login_code(user, login_id)
+    return {"mfa_required": True, "mfa_token": token, "mfa_default_method": default,
+            "available_methods": methods}
+
+
+def send_login_code(user, login_id):
+    """E-mail a code for this login; returns how many resends are left."""
+    factors.throttle("mfa-email-cooldown", login_id, RESEND_COOLDOWN_SECONDS)
+    sends = Counter("mfa-email-sends", login_id)
+    sent = sends.hit(login_lifetime())
+    if sent > 1 + MAX_RESENDS:
+        raise TooManyRequests(sends.seconds_left(), _("Resend limit reached. Please sign in again."))
+    code = factors.issue_email_code(user, login_id)
+    factors.send_code(user, code, "login")
+    db.session.commit()  # the code and its e-mail (outbox) together
+    return 1 + MAX_RESENDS - sent

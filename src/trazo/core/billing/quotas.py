@@ -1,0 +1,152 @@
+"""Plan limits, checked by the content area inside its transaction, just before the insert.
+
+The check is atomic with the insert: it first locks the user's row (SELECT ... FOR UPDATE on
+PostgreSQL; on SQLite a no-op UPDATE of that row, which takes the database write lock at once),
+so a concurrent creation by the same user waits until this transaction commits and then counts
+the row it inserted. Counts are live: nothing is metered. Storage is the sum of the byte sizes kept
+on each diagram (content and description, UTF-8, and its history as stored, compressed) plus a fixed
+overhead per diagram, folder and revision row (STORAGE_OVERHEAD_*_BYTES, about what a row costs the
+database: docs/security.md), compared with the plan's limit in bytes. Creations of diagrams and folders
+also spend a per-user rate (RATE_LIMIT_CREATIONS, `spend_creations`).
+"""
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from flask import current_app
+from flask_babel import gettext as _
+from sqlalchemy import Select, func, select, text
+
+from ...errors import Forbidden
+from ...extensions import db
+from ...models import User
+from ...models.billing import MEGABYTE, RESOURCE_TYPES
+from ...models.content import Diagram, Folder, Project
+from ...models.history import DiagramRevision
+from ...ratelimit import spend
+from .plans import plan_for
+
+
+def row_overhead(diagrams: int = 0, folders: int = 0, revisions: int = 0) -> int:
+    """Bytes the storage figure counts for these rows besides their content (negative counts free them)."""
+    config = current_app.config
+    return (diagrams * config["STORAGE_OVERHEAD_DIAGRAM_BYTES"] + folders * config["STORAGE_OVERHEAD_FOLDER_BYTES"]
+            + revisions * config["STORAGE_OVERHEAD_REVISION_BYTES"])
+
+
+@dataclass(frozen=True)
+class Counts:
+    """A user's live counts: projects, diagrams, folders, revisions, and bytes of diagram content and
+    descriptions and of their history (stored, compressed)."""
+
+    projects: int
+    diagrams: int
+    folders: int
+    revisions: int
+    content_bytes: int
+    history_bytes: int
+
+    @property
+    def overhead_bytes(self) -> int:
+        return row_overhead(self.diagrams, self.folders, self.revisions)
+
+    @property
+    def storage(self) -> int:
+        return self.content_bytes + self.history_bytes + self.overhead_bytes
+
+
+def _owned(statement: Select, user_id: str) -> Select:
+    return statement.join(Project, Project.id == Diagram.project_id).where(Project.user_id == user_id)
+
+
+def count_all(user_id: str) -> Counts:
+    """Every count of `user_id` in one statement. Its cost grows with the user's revisions (~50 ms per 100,000
+    on PostgreSQL, docs/security.md), paid by the usage route and by writes that grow the storage."""
+    diagrams = _owned(select(func.count(Diagram.id).label("diagrams"),
+                             func.coalesce(func.sum(Diagram.content_size + Diagram.description_size), 0)
+                             .label("content_bytes"),
+                             func.coalesce(func.sum(Diagram.history_size), 0).label("history_bytes")),
+                      user_id).subquery()
+    folders = (select(func.count(Folder.id)).join(Project, Project.id == Folder.project_id)
+               .where(Project.user_id == user_id).scalar_subquery())
+    revisions = _owned(select(func.count(DiagramRevision.id)).join(Diagram, Diagram.id == DiagramRevision.diagram_id),
+                       user_id).scalar_subquery()
+    projects = select(func.count(Project.id)).where(Project.user_id == user_id).scalar_subquery()
+    row = db.session.execute(select(projects.label("projects"), diagrams.c.diagrams, folders.label("folders"),
+                                    revisions.label("revisions"), diagrams.c.content_bytes,
+                                    diagrams.c.history_bytes)).one()
+    return Counts(**row._asdict())
+
+
+def count_resources(user_id: str, resource_type: str) -> int:
+    """Live usage: a count of projects or diagrams, or the storage figure in bytes (Counts.storage), in
+    one statement."""
+    if resource_type == "projects":
+        return db.session.scalar(select(func.count(Project.id)).where(Project.user_id == user_id)) or 0  # never NULL
+    if resource_type == "diagrams":
+        return db.session.scalar(_owned(select(func.count(Diagram.id)), user_id))
+    return count_all(user_id).storage
+
+
+def spend_creations(user: User, count: int) -> None:
+    """Take `count` diagrams and folders from the user's creation rate (RATE_LIMIT_CREATIONS); a 429 with
+    Retry-After, and nothing taken, when fewer are left. Call it before writing them."""
+    if count > 0:
+        spend("CREATIONS", user.id, cost=count)
+
+
+def lock_account(user_id: str) -> None:
+    """Serialize the plan-limited creations of one user until the transaction ends (the files API also
+    takes it first, so that two writes of one path cannot both create it)."""
+    if db.session.get_bind().dialect.name == "sqlite":
+        db.session.execute(text("UPDATE users SET id = id WHERE id = :id"), {"id": user_id})
+    else:
+        db.session.execute(select(User.id).where(User.id == user_id).with_for_update())
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / MEGABYTE:.1f}".removesuffix(".0")
+
+
+def _limit_message(resource_type: str, current: int, limit: int, adding: int) -> str:
+    values = {"current": current, "limit": limit, "adding": adding}
+    if resource_type == "storage":
+        return _("This would exceed your storage limit (%(current)s MB used of %(limit)s MB)",
+                 current=_megabytes(current), limit=_megabytes(limit))
+    if resource_type == "projects":
+        if adding > 1:
+            return _("Adding %(adding)s projects would exceed your projects limit (%(current)s/%(limit)s)", **values)
+        return _("You have reached your projects limit (%(current)s/%(limit)s)", **values)
+    if adding > 1:
+        return _("Adding %(adding)s diagrams would exceed your diagrams limit (%(current)s/%(limit)s)", **values)
+    return _("You have reached your diagrams limit (%(current)s/%(limit)s)", **values)
+
+
+def ensure_within_plan(user: User, resource_type: str, adding: int = 1) -> None:
+    """Raise a 403 resource_limit_exceeded when `adding` more `resource_type` ("projects" or
+    "diagrams") would pass the user's plan limit. Administrators are never limited. Call it inside
+    the transaction that inserts, right before the insert; the lock lasts until its commit."""
+    ensure_room(user, {resource_type: adding})
+
+
+def ensure_room(user: User, additions: Mapping[str, int], written: bool = False) -> None:
+    """`ensure_within_plan` for several resources under one lock, e.g. {"diagrams": 1, "storage": 2048}.
+    Storage is counted in bytes; a write that does not grow it (adding <= 0) is always allowed, so a
+    user over the quota can still shrink or delete. `written`: the additions are already flushed in this
+    transaction, so the live counts include them (a sync checks its exact growth after writing it)."""
+    unknown = set(additions) - set(RESOURCE_TYPES)
+    if unknown:
+        raise ValueError(f"unknown resource type {unknown.pop()!r}; expected one of {RESOURCE_TYPES}")
+    wanted = {resource: adding for resource, adding in additions.items() if resource != "storage" or adding > 0}
+    if user.is_admin or not wanted:
+        return
+    lock_account(user.id)
+    plan = plan_for(user)
+    for resource_type, adding in wanted.items():
+        limit = plan.limit_for(resource_type)
+        if limit is None:
+            continue
+        current = count_resources(user.id, resource_type) - (adding if written else 0)
+        if current + adding > limit:
+            raise Forbidden({"error": "resource_limit_exceeded", "resource_type": resource_type,
+                             "current_usage": current, "limit": limit,
+                             "message": _limit_message(resource_type, current, limit, adding)})

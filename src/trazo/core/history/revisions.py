@@ -1,0 +1,243 @@
+"""Diagram history: every change to a diagram's title, type or content becomes a revision (docs/history.md);
+a change is saved by core/history/changes.py (`save_change`), which plans it here.
+
+`plan_change` uses the two newest revisions read with the diagram (and reads the ones retention may
+prune) and decides: nothing for an identical state; amend the newest revision when the same author saves again
+within REVISION_COALESCE_SECONDS of its creation (only unlabelled `edit`/`api` revisions are amended);
+else a new revision, pruning the oldest unlabelled ones past the plan's limit. A diagram created before
+history existed gets its current state recorded first, as revision 1. The newest revision always holds
+the diagram's current state; the diagram's `history_size` is the sum of its revisions' stored sizes.
+"""
+import hashlib
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+from flask import current_app
+from flask_babel import gettext as _
+from sqlalchemy import and_, bindparam, delete, func, select, update
+from sqlalchemy.orm.exc import StaleDataError
+
+from ...errors import NotFound
+from ...extensions import db
+from ...models.base import new_id, utcnow
+from ...models.content import Diagram, Project
+from ...models.history import SOURCE_API, SOURCE_CREATE, SOURCE_EDIT, DiagramRevision
+from ..billing.plans import plan_for
+from ..billing.quotas import row_overhead
+from .diffs import line_changes
+
+AMENDABLE_SOURCES = frozenset({SOURCE_EDIT, SOURCE_API})
+MEASURED_FIELDS = ("content", "description")  # the diagram columns whose sizes count in the storage quota
+COMPRESSION_LEVEL = 6
+TEXT_ENCODING = ("utf-8", "surrogatepass")
+# What plan_change reads of the two newest revisions (the content serves only the older one's).
+HEAD_COLUMNS = (DiagramRevision.id, DiagramRevision.number, DiagramRevision.label, DiagramRevision.source,
+                DiagramRevision.author_id, DiagramRevision.created_at, DiagramRevision.stored_size,
+                DiagramRevision.content)
+# The statements of every save, built once (building them costs more than running them on SQLite).
+_NEWEST = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
+           .correlate(Diagram).scalar_subquery())
+OPEN_DIAGRAM = (select(Diagram, *HEAD_COLUMNS).join(Project, Project.id == Diagram.project_id)
+                .outerjoin(DiagramRevision, and_(DiagramRevision.diagram_id == Diagram.id,
+                                                 DiagramRevision.number >= _NEWEST - 1))
+                .where(Diagram.id == bindparam("diagram_id"), Project.user_id == bindparam("user_id"))
+                .order_by(DiagramRevision.number.desc()))
+AMENDED_COLUMNS = ("title", "diagram_type", "content", "content_size", "stored_size", "content_hash", "lines_added",
+                   "lines_removed", "updated_at")
+AMEND_REVISION = (update(DiagramRevision).where(DiagramRevision.id == bindparam("revision_id"),
+                                                 DiagramRevision.label.is_(None))
+                  .values({name: bindparam(f"new_{name}") for name in AMENDED_COLUMNS}))
+
+
+@dataclass(frozen=True)
+class State:
+    """What a revision records of a diagram."""
+
+    title: str
+    diagram_type: str
+    content: str
+
+    @classmethod
+    def of(cls, diagram):
+        return cls(diagram.title, diagram.diagram_type, diagram.content or "")
+
+    def updated(self, data):
+        """This state with the tracked keys of `data` (a partial update) applied."""
+        return State(data.get("title", self.title), data.get("diagram_type", self.diagram_type),
+                     data.get("content", self.content))
+
+
+def compress(text):
+    return zlib.compress(text.encode(*TEXT_ENCODING), COMPRESSION_LEVEL)
+
+
+def compress_bound(size):
+    """zlib's compressBound(): the most compressing `size` bytes writes (zlib or raw deflate, as ZIP
+    entries are), so sizes can be bounded without compressing anything."""
+    return size + (size >> 12) + (size >> 14) + (size >> 25) + 13
+
+
+def decompress(blob):
+    return zlib.decompress(blob).decode(*TEXT_ENCODING)
+
+
+def content_hash(text):
+    return hashlib.sha256(text.encode(*TEXT_ENCODING)).hexdigest()
+
+
+def _stored_columns(state, previous_content):
+    """The columns a revision of `state` stores, its line counts against `previous_content`."""
+    blob = compress(state.content)
+    added, removed = line_changes(previous_content, state.content)
+    return {"title": state.title, "diagram_type": state.diagram_type, "content": blob,
+            "content_size": len(state.content.encode(*TEXT_ENCODING)), "stored_size": len(blob),
+            "content_hash": content_hash(state.content), "lines_added": added, "lines_removed": removed}
+
+
+def new_revision(diagram_id, number, state, author_id, source, previous_content, at, label=None):
+    """A revision row of `state` (not added to the session), its line counts against `previous_content`."""
+    return DiagramRevision(id=new_id(), diagram_id=diagram_id, number=number, author_id=author_id, source=source,
+                           label=label, created_at=at, updated_at=at, **_stored_columns(state, previous_content))
+
+
+@dataclass
+class Change:
+    """A planned change of a diagram's history: apply() writes it in the caller's transaction."""
+
+    diagram: object
+    new: list = field(default_factory=list)  # revisions to insert, oldest first
+    amended_id: str | None = None  # the revision an autosave amends...
+    amended_columns: dict = field(default_factory=dict)  # ...with these values
+    amended_growth: int = 0  # its stored size after the change minus before
+    pruned: list = field(default_factory=list)  # (id, stored_size) of revisions to delete
+
+    @property
+    def storage_delta(self):
+        """Bytes the history grows by (negative when it shrinks)."""
+        grown = sum(revision.stored_size for revision in self.new) + self.amended_growth
+        return grown - sum(size for _id, size in self.pruned)
+
+    @property
+    def counted_delta(self):
+        """What the storage figure grows by: the history's bytes and the overhead of the revision rows added
+        less those pruned (core/billing/quotas.py)."""
+        return self.storage_delta + row_overhead(revisions=len(self.new) - len(self.pruned))
+
+    def charged(self, content_growth):
+        """What the quota check of the save adds: content growth and history growth (rows included), except
+        that an autosave that grows neither the content nor the number of revisions is not checked (the check
+        takes the account's lock: docs/history.md, "Retention and storage", bounds what this leaves)."""
+        if not self.new and content_growth <= 0:
+            return content_growth
+        return content_growth + self.counted_delta
+
+    def apply(self):
+        """Write the change; call it after the diagram's own attributes are set. The diagram's row is written
+        first, with its version check, so an overtaken save writes no revision."""
+        self.diagram.history_size = (self.diagram.history_size or 0) + self.storage_delta
+        db.session.flush()
+        if self.pruned:
+            db.session.execute(delete(DiagramRevision).where(DiagramRevision.id.in_([i for i, _ in self.pruned])))
+        if self.amended_id is not None:
+            values = {f"new_{name}": value for name, value in self.amended_columns.items()}
+            amended = db.session.execute(AMEND_REVISION, {"revision_id": self.amended_id, **values})
+            if amended.rowcount != 1:  # named meanwhile: a labelled revision is never amended
+                raise StaleDataError(f"revision {self.amended_id} was labelled during the save")
+        db.session.add_all(self.new)
+
+
+def revision_limit(user):
+    """The `limit_of` of plan_change for `user`: the plan's revision limit, looked up only when needed
+    (administrators are unlimited)."""
+    return lambda: None if user.is_admin else plan_for(user).max_revisions_per_diagram
+
+
+def _coalesces(newest, author_id, source, at):
+    window = timedelta(seconds=current_app.config["REVISION_COALESCE_SECONDS"])
+    return (newest.label is None and newest.source == source and source in AMENDABLE_SOURCES
+            and newest.author_id == author_id and at - newest.created_at < window)
+
+
+def _prunable(diagram_id, limit, inserted):
+    """(id, stored_size) of the oldest unlabelled revisions to delete so that, with `inserted` more,
+    the diagram keeps at most `limit` revisions (labelled ones are never pruned)."""
+    rows = db.session.execute(select(DiagramRevision.id, DiagramRevision.stored_size, DiagramRevision.label)
+                              .where(DiagramRevision.diagram_id == diagram_id)
+                              .order_by(DiagramRevision.number)).all()
+    excess = len(rows) + inserted - max(limit, 1)
+    if excess <= 0:
+        return []
+    return [(row.id, row.stored_size) for row in rows if row.label is None][:excess]
+
+
+class Head(NamedTuple):
+    """What plan_change knows of one of the two newest revisions (HEAD_COLUMNS)."""
+
+    id: str
+    number: int
+    label: str | None
+    source: str
+    author_id: str | None
+    created_at: datetime
+    stored_size: int
+    content: bytes
+
+
+@dataclass
+class Editing:
+    """A diagram opened for a change: the row, its two newest revisions (newest first)."""
+
+    diagram: object
+    head: list
+
+
+def open_diagram(user, diagram_id):
+    """The caller's diagram with its two newest revisions, read in one statement (NotFound when it is not
+    the caller's). Nothing is locked: the diagram's UPDATE checks that the version read is still current
+    before any revision is written (Change.apply), else the save is read and planned again (`retrying`).
+    (A row lock would not do: a SELECT ... FOR UPDATE that waited returns the newer diagram row with the
+    revisions of its older snapshot.)"""
+    rows = db.session.execute(OPEN_DIAGRAM, {"diagram_id": str(diagram_id), "user_id": user.id}).all()
+    if not rows:
+        raise NotFound(_("Diagram not found"))
+    return Editing(rows[0][0], [Head(*row[1:]) for row in rows if row[1] is not None])
+
+
+def plan_change(editing, after, author_id, source, limit_of, at=None):
+    """The history change that moving the diagram to the state `after` makes, or None when nothing
+    tracked changes. `limit_of()` gives the plan's revision limit (None: unlimited); it is called only
+    when a revision is added."""
+    diagram, newest_two = editing.diagram, editing.head
+    before = State.of(diagram)
+    if after == before:
+        return None
+    at = at or utcnow()
+    change = Change(diagram)
+    if newest_two and _coalesces(newest_two[0], author_id, source, at):
+        newest = newest_two[0]
+        previous = decompress(newest_two[1].content) if len(newest_two) > 1 else ""
+        change.amended_id = newest.id
+        change.amended_columns = {**_stored_columns(after, previous), "updated_at": at}
+        change.amended_growth = change.amended_columns["stored_size"] - newest.stored_size
+        return change
+    number = newest_two[0].number + 1 if newest_two else 1
+    if not newest_two:  # a diagram from before history: its state so far becomes revision 1
+        change.new.append(new_revision(diagram.id, 1, before, author_id, SOURCE_CREATE, "",
+                                       min(diagram.updated_at or at, at)))
+        number = 2
+    change.new.append(new_revision(diagram.id, number, after, author_id, source, before.content, at))
+    limit = limit_of()
+    if limit is not None:
+        change.pruned = _prunable(diagram.id, limit, len(change.new))
+    return change
+
+
+def start_history(diagram, author_id, source, at=None, label=None):
+    """Revision 1 of a diagram being created, with the diagram's `history_size` set to its size. The
+    diagram needs its id; the caller adds the revision to the session once the diagram's row is written."""
+    at = at or diagram.created_at or utcnow()
+    revision = new_revision(diagram.id, 1, State.of(diagram), author_id, source, "", at, label)
+    diagram.history_size = revision.stored_size
+    return revision
