@@ -115,7 +115,9 @@ def _matched_runs(old_lines, new_lines):
     numbers = {}
     old_keys = [numbers.setdefault(line, len(numbers)) for line in old_lines]
     new_keys = [numbers.setdefault(line, len(numbers)) for line in new_lines]
-    if len(old_keys) <= len(new_keys):
+    # SequenceMatcher is not symmetric: the shorter side (of equal lengths, the smaller lines) always goes first,
+    # so that a diff counts the same lines both ways round.
+    if (len(old_lines), old_lines) <= (len(new_lines), new_lines):
         opcodes = SequenceMatcher(None, old_keys, new_keys, autojunk=True).get_opcodes()
     else:  # the opcodes of new -> old, mirrored
         opcodes = [(tag, i1, i2, j1, j2) for tag, j1, j2, i1, i2
