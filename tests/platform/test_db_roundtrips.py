@@ -1,5 +1,5 @@
 """Database round trips and restarts on PostgreSQL (docs/operations.md, "Database round trips and
-restarts"): an application connected through a counting proxy (tests/servers.py PgWireProxy)."""
+restarts"): an application connected through a counting proxy (tests/fakes/postgres.py PgWireProxy)."""
 import logging
 import os
 

@@ -82,7 +82,7 @@ def test_a_syntax_error_names_its_line(client, kind):
 
 
 def test_plantuml_runs_in_its_sandbox(client, tmp_path):
-    """The include of a file is refused (tests/api/sharing/test_render_plantuml_includes.py has the rest)."""
+    """The include of a file is refused (tests/api/render/test_render_plantuml_includes.py has the rest)."""
     require("plantuml")
     secret = tmp_path / "secret.puml"
     secret.write_text("Alice -> Bob: TOPSECRET\n")
@@ -90,7 +90,7 @@ def test_plantuml_runs_in_its_sandbox(client, tmp_path):
     assert detail.startswith(f"Line 2 includes {secret}, which this server cannot read") and "TOPSECRET" not in detail
 
 
-# -- D2: no imports, no icons from files (tests/api/sharing/test_render_d2_icons.py: URL icons) ------
+# -- D2: no imports, no icons from files (tests/api/render/test_render_d2_icons.py: URL icons) ------
 
 @pytest.mark.parametrize("source", [
     "a -> b\nx: @{path}\n",
