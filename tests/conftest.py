@@ -1,19 +1,31 @@
 """Fixtures: the application on SQLite (default) or PostgreSQL + Redis (TEST_DATABASE_URL,
-TEST_REDIS_URL), a clean database and limiter per test, an SMTP sink, and user factories."""
+TEST_REDIS_URL), a clean database and limiter per test, user factories, content made over HTTP, and the fake
+servers of tests/fakes/ (SMTP, AI providers, Stripe, OAuth providers, Resend, Kroki) with the settings that
+point at them. An area's own fixtures are in its conftest.py, which may override these (a `project` of its
+own, say)."""
 import base64
 import itertools
 import os
+import re
 import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from sqlalchemy import event
 
 from trazo import create_app
 from trazo.extensions import db, limiter
+from trazo.services.render import cache as render_cache
+from trazo.services.render import raster
 
-from .helpers import PASSWORD, ApiClient
-from .servers import SmtpSink
+from .fakes.ai_providers import ENDPOINT_SETTINGS, PROTOCOLS, FakeProvider, FakeProviders
+from .fakes.kroki import KrokiServer
+from .fakes.oauth import GitHubProvider, OidcProvider
+from .fakes.resend import ResendApi
+from .fakes.smtp import SmtpSink
+from .fakes.stripe import SECRET_KEY, WEBHOOK_SECRET, FakeStripe
+from .helpers import PASSWORD, ApiClient, create_diagram, create_folder, create_project
 
 _addresses = itertools.count(1)
 
@@ -171,3 +183,152 @@ def listener():
     sock.settimeout(0.3)
     yield sock
     sock.close()
+
+
+@pytest.fixture
+def settings(configure):
+    """Change settings for this test only: settings(RENDER_BACKEND="local") (the same as `configure`)."""
+    return configure
+
+
+# -- content made over HTTP (the projects, folders and diagrams areas; others override them) ---------
+
+@pytest.fixture
+def project(user):
+    return create_project(user, name="Arquitectura", description="Main", emoji="🏗️")
+
+
+@pytest.fixture
+def folder(user, project):
+    return create_folder(user, project["id"], name="Pagos", color="#10B981")
+
+
+@pytest.fixture
+def diagram(user, project):
+    return create_diagram(user, project["id"], title="Login flow", description="How we log in")
+
+
+# -- the fake servers (tests/fakes/), one of each for the session, and the settings that use them -----
+
+@pytest.fixture(scope="session")
+def provider_servers():
+    servers = FakeProviders(*(FakeProvider(protocol).start() for protocol in PROTOCOLS))
+    yield servers
+    for server in (servers.openai, servers.anthropic, servers.gemini):
+        server.stop()
+
+
+@pytest.fixture
+def fake_providers(app, provider_servers):
+    """The fake servers, emptied, with every provider base URL pointed at them (and allowed as private hosts).
+
+    OpenAI, DeepSeek and MiniMax share the OpenAI-protocol server; their requests are told apart
+    by a path prefix (`/openai/v1/...`, `/deepseek/v1/...`, `/minimax/v1/...`).
+    """
+    saved = {name: app.config[name] for name in (*ENDPOINT_SETTINGS, "AI_TIMEOUT", "AI_ALLOWED_PRIVATE_HOSTS")}
+    for name, (protocol, prefix) in ENDPOINT_SETTINGS.items():
+        server = getattr(provider_servers, protocol)
+        app.config[name] = re.sub(r"(:\d+)", rf"\1{prefix}", server.url, count=1)
+    app.config["AI_TIMEOUT"] = 5
+    # Users' self-hosted base URLs point at the fakes on 127.0.0.1: the operator allows exactly those.
+    app.config["AI_ALLOWED_PRIVATE_HOSTS"] = [urlsplit(server.url).netloc for server in
+                                              (provider_servers.openai, provider_servers.anthropic,
+                                               provider_servers.gemini)]
+    provider_servers.reset()
+    yield provider_servers
+    app.config.update(saved)
+
+
+@pytest.fixture(scope="session")
+def stripe_server():
+    server = FakeStripe()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def stripe_api(stripe_server, configure):
+    """Billing configured by settings, against the fake Stripe (tests/api/integrations overrides this: a
+    payment vendor there is configured through the integrations API, not the settings)."""
+    stripe_server.reset()
+    configure(STRIPE_SECRET_KEY=SECRET_KEY, STRIPE_WEBHOOK_SECRET=WEBHOOK_SECRET,
+              STRIPE_PUBLISHABLE_KEY="pk_test_trazo", STRIPE_API_BASE=stripe_server.url)
+    return stripe_server
+
+
+@pytest.fixture(scope="session")
+def google_server():
+    server = OidcProvider().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def github_server():
+    server = GitHubProvider().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def resend_server():
+    server = ResendApi().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def google(google_server, settings):
+    """Google sign-in configured by settings, against the local OpenID provider."""
+    google_server.reset(sub="google-sub-1", email="ada@example.com", email_verified=True, name="Ada Lovelace")
+    settings(GOOGLE_CLIENT_ID=google_server.client_id, GOOGLE_CLIENT_SECRET=google_server.client_secret,
+             GOOGLE_METADATA_URL=google_server.metadata_url, OAUTH_REDIRECT_URI="http://localhost:5173/oauth/callback")
+    return google_server
+
+
+@pytest.fixture
+def github(github_server, settings):
+    """GitHub sign-in configured by settings, against the local GitHub."""
+    github_server.reset(id=4242, login="octo", name="Octo Cat",
+                        emails=[{"email": "octo@example.com", "primary": True, "verified": True}])
+    settings(GITHUB_CLIENT_ID=github_server.client_id, GITHUB_CLIENT_SECRET=github_server.client_secret,
+             GITHUB_OAUTH_BASE=github_server.url, GITHUB_API_BASE=github_server.url,
+             OAUTH_REDIRECT_URI="http://localhost:5173/oauth/callback")
+    return github_server
+
+
+@pytest.fixture
+def resend(resend_server):
+    resend_server.requests.clear()
+    return resend_server
+
+
+@pytest.fixture(scope="session")
+def kroki_server():
+    server = KrokiServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def kroki(kroki_server, settings):
+    """RENDER_BACKEND=kroki pointed at the fake Kroki server."""
+    kroki_server.reset()
+    settings(RENDER_BACKEND="kroki", KROKI_URL=kroki_server.url, RENDER_TIMEOUT=5)
+    return kroki_server
+
+
+@pytest.fixture
+def local_backend(settings):
+    settings(RENDER_BACKEND="local", RENDER_TIMEOUT=10)
+
+
+@pytest.fixture
+def empty_render_cache(app):
+    """The render and PNG caches emptied after the test (autouse in the areas that draw: render, shares,
+    prompt_history; tests/api/projects/test_export_images.py asks for it)."""
+    yield
+    render_cache.clear(app.config.get("REDIS_URL"))
+    raster.forget()

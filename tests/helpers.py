@@ -1,4 +1,5 @@
-"""Test helpers: an HTTP client bound to an address and a token, and assertions on error shapes."""
+"""Test helpers: an HTTP client bound to an address and a token, assertions on error shapes, and content,
+shared links and AI providers made over HTTP."""
 import threading
 from dataclasses import dataclass, field
 
@@ -104,6 +105,23 @@ def save_diagram(web, diagram_id, **fields):
     response = web.put(f"/diagrams/{diagram_id}", json=fields)
     assert response.status_code == 200, response.json
     return response.json
+
+
+def share(client, diagram_id, **fields):
+    """Create the diagram's shared link over HTTP; its JSON."""
+    response = client.post("/shared-links", json={"diagram_id": diagram_id, **fields})
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def add_provider(client, provider="openai", **fields):
+    """Configure a provider for `client` over HTTP (the fake server answers the key check)."""
+    body = {"provider": provider, "api_key": "sk-test-0123456789", "model": f"{provider}-model", **fields}
+    if provider in ("ollama", "openai_compatible") and "base_url" not in fields:
+        raise ValueError("self-hosted providers need base_url (e.g. fake_providers.openai.url)")
+    response = client.post("/ai/providers", json=body)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
 
 
 def at_once(count, action):

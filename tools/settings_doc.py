@@ -1,5 +1,5 @@
 """Write README.md's settings tables and .env.example from the settings declared in src/trazo/settings.py
-(`make settings-doc`; `--check` only says whether they are stale). tests/test_settings.py runs the check."""
+(`make settings-doc`; `--check` only says whether they are stale). tests/platform/test_settings.py runs the check."""
 import importlib.util
 import sys
 import textwrap

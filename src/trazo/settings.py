@@ -1,6 +1,6 @@
 """Every setting the service reads from the environment, declared once: name, kind, default, section, one line of
 doc (docs/operations.md, "Settings"). config.load_config and gunicorn.conf.py read this table; `make settings-doc`
-writes README.md's settings table and .env.example from it; tests/test_settings.py keeps them in step.
+writes README.md's settings table and .env.example from it; tests/platform/test_settings.py keeps them in step.
 
 This module imports no module of ours: gunicorn.conf.py loads it on its own, without the application.
 """

@@ -1,15 +1,11 @@
 """Fixtures of the client replay: browsers with addresses of their own, and the real local servers
-(AI providers, Stripe, Kroki, OpenID provider) the areas talk to."""
+(AI providers, Stripe, Kroki, OpenID provider: tests/conftest.py, tests/fakes/) set up as the replay needs."""
 import itertools
 
 import pytest
 
 from trazo.services.render import cache as render_cache
 
-from ..api.ai.providers import fake_providers, provider_servers  # noqa: F401  (fixtures)
-from ..api.billing.conftest import stripe_api, stripe_server  # noqa: F401  (fixtures)
-from ..api.security.conftest import google_server, resend_server  # noqa: F401  (fixtures)
-from ..api.sharing.conftest import kroki_server  # noqa: F401  (fixture)
 from ..helpers import PASSWORD, ApiClient
 from .browser import Browser
 
@@ -55,7 +51,7 @@ def ada(owner, signed_up):
 
 
 @pytest.fixture
-def kroki(app, kroki_server, configure):  # noqa: F811
+def kroki(app, kroki_server, configure):
     """Rendering through the Kroki-protocol server on 127.0.0.1."""
     kroki_server.reset()
     configure(RENDER_BACKEND="kroki", KROKI_URL=kroki_server.url, RENDER_TIMEOUT=5)
@@ -64,16 +60,10 @@ def kroki(app, kroki_server, configure):  # noqa: F811
 
 
 @pytest.fixture
-def google(google_server, configure):  # noqa: F811
+def google(google_server, configure):
     """Google sign-in configured by settings, against the OpenID provider on 127.0.0.1."""
     google_server.reset(sub="google-sub-7", email="grace@example.com", email_verified=True, name="Grace Hopper")
     configure(GOOGLE_CLIENT_ID=google_server.client_id, GOOGLE_CLIENT_SECRET=google_server.client_secret,
               GOOGLE_METADATA_URL=google_server.metadata_url,
               OAUTH_REDIRECT_URI="http://localhost:5173/oauth/callback")
     return google_server
-
-
-@pytest.fixture
-def resend(resend_server):  # noqa: F811
-    resend_server.requests.clear()
-    return resend_server

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import jwt as pyjwt
 import pyotp
 
-from ..api.security.flows import browse_to_provider, end_cooldown, mailed_code
+from ..flows import browse_to_provider, end_cooldown, mailed_code
 from ..helpers import NEW_PASSWORD, PASSWORD
 from .browser import reads, shown_detail
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ..api.billing.stripe_fake import sign
+from ..fakes.stripe import sign
 from .browser import reads, shown_detail
 
 PLAN = ("id", "name", "code", "description", "price_usd", "max_projects", "max_diagrams", "is_active", "is_free",

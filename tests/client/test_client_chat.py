@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from ..api.ai.providers import add_provider
+from ..helpers import add_provider
 from .browser import reads, shown_detail, sse_events
 
 SESSION = ("id", "diagram_id", "title", "status", "parent_session_id", "last_provider", "last_model", "created_at",

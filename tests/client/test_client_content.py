@@ -9,7 +9,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from ..api.ai.providers import add_provider
+from ..helpers import add_provider
 from .browser import reads, shown_detail
 
 PROJECT = ("id", "name", "description", "emoji", "user_id", "diagram_count", "diagram_type_counts", "created_at",

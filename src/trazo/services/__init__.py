@@ -15,5 +15,5 @@ Every adapter keeps one contract (setup.cfg's import-linter contract "adapters" 
 
 A new adapter: services/<name>/ with its client and errors.py; a core module that reads its settings,
 calls it inside its mapping context manager and is what api/ imports; the texts' Spanish translations in
-the area's .po file; tests through the HTTP API against a fake server on 127.0.0.1 (tests/servers.py).
+the area's .po file; tests through the HTTP API against a fake server on 127.0.0.1 (tests/fakes/).
 """

@@ -1,11 +1,11 @@
-"""Fixtures of the AI area: the fake provider servers and users with a provider configured."""
+"""Fixtures of the AI area: users with a provider configured (the fake provider servers: tests/conftest.py)."""
 import pytest
 
-from .providers import add_provider, fake_providers, provider_servers  # noqa: F401  (fixtures)
+from ...helpers import add_provider
 
 
 @pytest.fixture
-def with_provider(user, fake_providers):  # noqa: F811
+def with_provider(user, fake_providers):
     """`user` with one OpenAI provider (the default, model gpt-test), added over HTTP."""
     add_provider(user, "openai", model="gpt-test")
     fake_providers.reset()

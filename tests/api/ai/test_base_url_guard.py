@@ -5,8 +5,8 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+from ...fakes.base import LocalHttpServer, free_port
 from ...helpers import validation_errors
-from ...servers import LocalHttpServer, free_port
 
 UNREACHABLE = {"valid": False, "provider_name": "ollama", "error_code": "provider_error",
                "message": "Ollama could not be reached. Try again later."}

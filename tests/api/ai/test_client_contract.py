@@ -3,9 +3,8 @@
 the language the body asks for."""
 import pytest
 
-from ...helpers import error_detail
-from ...servers import free_port
-from .providers import add_provider
+from ...fakes.base import free_port
+from ...helpers import add_provider, error_detail
 from .test_generation import DESCRIBE, GENERATE, IMPROVE, MERMAID, REFINE
 
 FENCED = f"```mermaid\n{MERMAID}\n```"

@@ -7,10 +7,9 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from ...helpers import create_project, error_detail
-from ...servers import LocalHttpServer
+from ...fakes.base import LocalHttpServer
+from ...helpers import add_provider, create_project, error_detail
 from ..chat.conftest import message_body, new_diagram, new_session, parse_sse, wait_for_streams
-from .providers import add_provider
 
 TRICKLE_SECONDS = 40
 PROBES = 16

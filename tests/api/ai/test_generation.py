@@ -1,8 +1,7 @@
 """Stateless generation routes: generate/improve a diagram, generate/refine a description."""
 import pytest
 
-from ...helpers import error_detail, validation_errors
-from .providers import add_provider
+from ...helpers import add_provider, error_detail, validation_errors
 
 MERMAID = "flowchart TD\n  A[\"Start\"] --> B[\"End\"]"
 FENCED = f"Sure!\n```mermaid\n{MERMAID}\n```\nDone."

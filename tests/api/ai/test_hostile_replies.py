@@ -11,7 +11,7 @@ from trazo.services.ai.transport import sse_data
 from trazo.services.render.diagnostics import clean_message, find_line
 
 from ...helpers import error_detail
-from .hostile_texts import AI_MAX_RESPONSE_BYTES, SHAPES, hostile, largest_reply
+from ...hostile_texts import AI_MAX_RESPONSE_BYTES, SHAPES, hostile, largest_reply
 
 LARGEST_CODE = 200_000  # diagram_code of POST /diagrams/convert
 

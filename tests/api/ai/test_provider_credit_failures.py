@@ -3,8 +3,7 @@ error is `no_credits` (402, the text speaks of credits), a model the provider do
 `model_unavailable` (tests/api/chat/test_provider_credit_failures.py: the same in a chat stream)."""
 import pytest
 
-from ...helpers import error_detail
-from .providers import add_provider
+from ...helpers import add_provider, error_detail
 
 GENERATE = {"description": "A two step flow from start to end", "diagram_type": "mermaid"}
 OPENAI_QUOTA = {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",

@@ -5,8 +5,7 @@ from trazo.core import crypto
 from trazo.extensions import db
 from trazo.models.ai import AIProvider, AISettings
 
-from ...helpers import PASSWORD, error_detail, validation_errors
-from .providers import add_provider
+from ...helpers import PASSWORD, add_provider, error_detail, validation_errors
 
 KEY = "sk-test-0123456789"
 

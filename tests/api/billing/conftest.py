@@ -1,5 +1,5 @@
-"""Billing fixtures: a Stripe-shaped API on 127.0.0.1, the settings pointing at it, signed
-webhook deliveries, and plans/subscriptions made through the API."""
+"""Billing fixtures: signed webhook deliveries, and plans/subscriptions made through the API (the fake Stripe
+and the settings pointing at it, `stripe_api`: tests/conftest.py)."""
 import json
 import time
 
@@ -8,24 +8,7 @@ import pytest
 from trazo.extensions import db
 from trazo.models.billing import Subscription
 
-from .stripe_fake import SECRET_KEY, WEBHOOK_SECRET, FakeStripe, sign
-
-
-@pytest.fixture(scope="session")
-def stripe_server():
-    server = FakeStripe()
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def stripe_api(stripe_server, configure):
-    """Billing configured by settings, against the fake Stripe."""
-    stripe_server.reset()
-    configure(STRIPE_SECRET_KEY=SECRET_KEY, STRIPE_WEBHOOK_SECRET=WEBHOOK_SECRET,
-              STRIPE_PUBLISHABLE_KEY="pk_test_trazo", STRIPE_API_BASE=stripe_server.url)
-    return stripe_server
+from ...fakes.stripe import WEBHOOK_SECRET, sign
 
 
 @pytest.fixture

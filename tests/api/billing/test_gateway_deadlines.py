@@ -4,9 +4,9 @@ import time
 
 import pytest
 
+from ...fakes.stripe import SECRET_KEY, WEBHOOK_SECRET
+from ...fakes.trickle import TRICKLE_SECONDS, TrickleHttp, connections_held_once_called, in_background
 from ...helpers import error_detail
-from ...trickle import TRICKLE_SECONDS, TrickleHttp, connections_held_once_called, in_background
-from .stripe_fake import SECRET_KEY, WEBHOOK_SECRET
 
 DEADLINE = 2
 BOUND = 10  # seconds; without a total deadline each call lasts the trickle's 40 s

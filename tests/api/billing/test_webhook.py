@@ -10,11 +10,11 @@ import pytest
 from trazo.extensions import db
 from trazo.models.billing import Invoice, WebhookEvent
 
+from ...fakes.base import free_port
+from ...fakes.stripe import SECRET_KEY, WEBHOOK_SECRET, sign
+from ...fakes.trickle import TRICKLE_SECONDS, TrickleHttp
 from ...helpers import ApiClient, error_detail
-from ...servers import free_port
-from ...trickle import TRICKLE_SECONDS, TrickleHttp
 from .conftest import subscription_rows
-from .stripe_fake import SECRET_KEY, WEBHOOK_SECRET, sign
 
 
 @pytest.fixture

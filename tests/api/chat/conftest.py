@@ -1,11 +1,11 @@
-"""Fixtures of the chat area: a diagram, a session, a provider on the fake servers, SSE parsing."""
+"""Fixtures of the chat area: a diagram, a session, a provider on the fake servers (tests/conftest.py), SSE
+parsing."""
 import json
 import threading
 
 import pytest
 
-from ..ai.providers import fake_providers, provider_servers  # noqa: F401  (fixtures)
-from ..content.conftest import create_diagram, create_project
+from ...helpers import create_diagram, create_project
 
 MERMAID = "flowchart TD\n  A[Start] --> B[End]"
 
@@ -76,7 +76,7 @@ def session(user, diagram):
 
 
 @pytest.fixture
-def ai(user, fake_providers):  # noqa: F811
+def ai(user, fake_providers):
     """`user` with an OpenAI provider (default) on the fake server; answers the fake servers."""
     add_provider(user)
     forget_requests(fake_providers)

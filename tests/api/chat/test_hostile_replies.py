@@ -5,7 +5,7 @@ import pytest
 
 from trazo.services.ai.replies import carries_diagram, has_start_marker, split_reply
 
-from ..ai.hostile_texts import AI_MAX_RESPONSE_BYTES, SHAPES, hostile, largest_reply
+from ...hostile_texts import AI_MAX_RESPONSE_BYTES, SHAPES, hostile, largest_reply
 from .conftest import message_body, parse_sse, wait_for_streams
 
 

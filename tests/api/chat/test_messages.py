@@ -1,8 +1,8 @@
 """Chat messages without streaming: the reply pipeline against the fake providers, deletion, review status."""
 import pytest
 
+from ...fakes.ai_providers import Reply
 from ...helpers import UNKNOWN_ID, error_detail, validation_errors
-from ..ai.providers import Reply
 from .conftest import MERMAID, add_provider, message_body, new_diagram, new_session
 
 MESSAGE_FIELDS = {"id", "session_id", "role", "content", "improved_code", "improvement_status",
