@@ -72,7 +72,10 @@ def budget_left(name, key):
 
 def charge(name, key, cost):
     """Take `cost` from RATE_LIMIT_<name> for `key` once the work is done (e.g. the seconds a render held):
-    what is left when that is less, never a refusal: the next request is refused instead."""
+    what is left when that is less, never a refusal: the next request is refused instead. Nothing when limits
+    are off."""
+    if not (limiter.enabled and limiter.initialized):
+        return
     left, _seconds = budget_left(name, key)
     cost = min(cost, left)
     if cost >= 1:

@@ -2,9 +2,13 @@
 holds at most its share of a worker's engine slots and Mermaid pages, so another client's render starts at
 once while it draws; past its share a client gets 503 with Retry-After at once; the render budget is
 charged by the seconds a render held, not by starts."""
+import json
 import random
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -141,3 +145,30 @@ def test_the_render_budget_is_charged_by_the_seconds_a_render_held(app, client, 
     cached = _render(client, "digraph { slow -> done }")  # the cache answers: no engine time
     assert cached.status_code == 200 and "slow" in cached.get_data(as_text=True)
     assert error_detail(_render(quick, "digraph { fifth -> one }"), 429).startswith("Too many requests")
+
+
+ROOT = Path(__file__).resolve().parents[3]
+# A process of its own: the suite's limiter is initialized once per process, which hides the bug.
+UNLIMITED_RENDER = """
+import json, sys
+from trazo import create_app
+app = create_app(env=json.loads(sys.stdin.read()))
+drawn = app.test_client().post("/api/v1/diagrams/render", environ_base={"REMOTE_ADDR": "10.83.0.9"},
+                               json={"source": "digraph { unlimited -> slow }", "diagram_type": "graphviz"})
+print(drawn.status_code)
+"""
+
+
+def test_a_slow_render_is_answered_with_rate_limits_switched_off(app_env, kroki_server):
+    """The seconds a render held are charged to a budget that does not exist then: a 500 before, for an
+    operator's RATELIMIT_ENABLED=false (as `make bench` runs the service)."""
+    kroki_server.reset()
+    kroki_server.mode, kroki_server.slow_seconds = "slow", 1.5
+    env = {**app_env, "RATELIMIT_ENABLED": "false", "RENDER_BACKEND": "kroki", "KROKI_URL": kroki_server.url,
+           "RENDER_TIMEOUT": "5"}
+    try:
+        run = subprocess.run([sys.executable, "-c", UNLIMITED_RENDER], input=json.dumps(env), cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+    finally:
+        kroki_server.mode = "ok"
+    assert run.stdout.strip().splitlines()[-1:] == ["200"], run.stdout + run.stderr
