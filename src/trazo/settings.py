@@ -291,6 +291,8 @@ SETTINGS = [
         S("DEEPSEEK_BASE_URL", STR, "https://api.deepseek.com/v1", "DeepSeek endpoint"),
         S("MINIMAX_BASE_URL", STR, "https://api.minimax.io/v1", "MiniMax endpoint"),
         S("SSE_KEEPALIVE_SECONDS", INT, 15, "seconds between keep-alive comments on an open chat stream"),
+        S("SSE_ACCESS_CHECK_SECONDS", INT, 10, "seconds between checks that an open chat stream's caller may still "
+          "read its diagram (a removed member's stream ends within it; docs/teams.md)"),
         S("AI_TIMEOUT", INT, 120, "total deadline of one AI call, connection, headers and the whole answer "
           "(streamed chat replies included), in seconds; 504 `timeout` when it passes"),
         S("AI_MAX_RESPONSE_BYTES", INT, 4 * 1024 * 1024, "most bytes read from one AI answer (plain or streamed); "
@@ -316,6 +318,9 @@ SETTINGS = [
           "content, descriptions and compressed history, plus the rows' overhead below; negative = unlimited)"),
         S("FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM", INT, 50, "revisions the FREE plan keeps per diagram when first "
           "created (the oldest unlabelled ones are pruned past it; negative = unlimited); docs/history.md"),
+        S("INVITATION_EXPIRY_DAYS", INT, 7, "days an e-mailed workspace invitation stays valid (docs/teams.md)"),
+        S("FREE_PLAN_MAX_MEMBERS", OPTIONAL_INT, None, "members of each team workspace on the FREE plan when first "
+          "created, owners included (docs/teams.md)", shown="unlimited"),
         S("FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM", INT, 20, "named revisions a diagram may hold on the FREE "
           "plan when first created (they are never pruned; one more answers 409; negative = unlimited); "
           "docs/history.md"),
@@ -408,6 +413,10 @@ SETTINGS = [
         _limit_setting("RATE_LIMIT_PERSONAL_TOKEN", "600/minute", "requests per personal access token, on top of "
                        "the route's own limit"),
         _limit_setting("RATE_LIMIT_PERSONAL_TOKEN_CREATE", "10/hour", "personal access tokens created per user"),
+        _limit_setting("RATE_LIMIT_INVITATIONS", "50/hour", "workspace invitations and invite links one user "
+                       "creates (docs/teams.md)"),
+        _limit_setting("RATE_LIMIT_INVITE_TOKENS", "30/minute", "invitation and invite-link token lookups, accepts "
+                       "and joins per address"),
     ),
     *_section(
         "Server",

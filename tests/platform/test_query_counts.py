@@ -1,6 +1,7 @@
 """No N+1: the list and detail reads run the same number of SQL statements for 2 rows as for 20."""
 import hashlib
 
+from trazo.core.workspaces.personal import personal_workspace_id
 from trazo.extensions import db
 from trazo.models.ai import PromptHistory
 from trazo.models.chat import ChatMessage, ChatSession
@@ -11,7 +12,7 @@ def _fill(user, rows):
     """A project with a folder of `rows` diagrams, `rows` prompts, `rows` chat sessions (one with
     `rows` messages); returns the ids the reads need."""
     with user.flask_client.application.app_context():
-        project = Project(user_id=user.id, name="P")
+        project = Project(workspace_id=personal_workspace_id(user.id), user_id=user.id, name="P")
         db.session.add(project)
         db.session.flush()
         folder = Folder(project_id=project.id, name="F")

@@ -28,6 +28,10 @@ trips, docs/operations.md). A GET route that writes (creates a row on first use,
 an outside service answered) declares `transaction=True`: every method of the route then runs in a
 transaction, savepoints and several statements committed together included.
 
+A content route declares the workspace role it needs (docs/teams.md): `role="viewer"` (or a dict per method,
+like `auth`). The service enforces it through core/content/access.py; the route documents the 403
+`insufficient_role` and carries `x-role` in the OpenAPI document, which the role matrix test reads.
+
 A change that a stolen access token alone must not make (second factors, personal tokens) declares
 `recent_sign_in=True` (docs/security.md): once its JSON body is parsed and valid, the request must carry
 the current password in the body's `password` field or a token from a recent sign-in
@@ -43,7 +47,8 @@ from webargs.flaskparser import FlaskParser
 
 from ..auth import admin_required, confirm_recent_sign_in, current_user, login_required
 from ..core.accounts.personal_tokens import READ, WRITE
-from ..errors import ErrorSchema
+from ..errors import CodedErrorSchema, ErrorSchema
+from ..models.workspaces import ROLES
 from ..transactions import READ_METHODS, in_transaction
 
 USER, ADMIN, PUBLIC = "user", "admin", "public"
@@ -91,8 +96,8 @@ class Blueprint(flask_smorest.Blueprint):
         self.rate_limited = rate_limited
         self.personal_tokens = personal_tokens
 
-    def route(self, rule, *, auth=USER, not_found=None, transaction=False, recent_sign_in=False, parameters=None,
-              tags=None, **options):
+    def route(self, rule, *, auth=USER, not_found=None, transaction=False, recent_sign_in=False, role=None,
+              parameters=None, tags=None, **options):
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
         def decorator(view):
@@ -102,16 +107,29 @@ class Blueprint(flask_smorest.Blueprint):
                 for method in self.HTTP_METHODS:
                     if method in view.methods and ("methods" not in options or method in options["methods"]):
                         name = method.lower()
-                        setattr(view, name, self._guard(getattr(view, name), _level(auth, method), not_found,
-                                                        transaction, self._scope((method,))))
+                        guarded = self._guard(getattr(view, name), _level(auth, method), not_found, transaction,
+                                              self._scope((method,)))
+                        setattr(view, name, self._needs(guarded, _per_method(role, method)))
                 return register(view)
             methods = options.get("methods", ("GET",))
             levels = {_level(auth, method) for method in methods}
-            if len(levels) != 1:
-                raise ValueError(f"{rule}: a function view has one access level for all its methods")
-            return register(self._guard(view, levels.pop(), not_found, transaction, self._scope(methods)))
+            needs = {_per_method(role, method) for method in methods}
+            if len(levels) != 1 or len(needs) != 1:
+                raise ValueError(f"{rule}: a function view has one access level and one role for all its methods")
+            guarded = self._guard(view, levels.pop(), not_found, transaction, self._scope(methods))
+            return register(self._needs(guarded, needs.pop()))
 
         return decorator
+
+    def _needs(self, func, role):
+        """`func` documented with the workspace role it needs (None: no content role)."""
+        if role is None:
+            return func
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}; expected one of {ROLES}")
+        func = self.alt_response(403, schema=CodedErrorSchema,
+                                 description=f"insufficient_role: the caller's role is below {role}")(func)
+        return self.doc(**{"x-role": role})(func)
 
     def _recent_sign_in(self, rule, view, auth):
         if auth != USER or isinstance(view, type):
@@ -153,3 +171,7 @@ class Blueprint(flask_smorest.Blueprint):
 
 def _level(auth, method):
     return auth.get(method, USER) if isinstance(auth, dict) else auth
+
+
+def _per_method(role, method):
+    return role.get(method) if isinstance(role, dict) else role

@@ -40,6 +40,8 @@ class Plan(IdMixin, TimestampMixin, Base):
     max_revisions_per_diagram: Mapped[int | None] = mapped_column(Integer)
     # Labelled (named) revisions a diagram may hold; they are never pruned (docs/history.md).
     max_labelled_revisions_per_diagram: Mapped[int | None] = mapped_column(Integer)
+    # Members of each team workspace the subscriber is billing owner of, owners included (docs/teams.md).
+    max_members: Mapped[int | None] = mapped_column(Integer)
     is_active: Mapped[bool] = mapped_column(Boolean, default=True, nullable=False, index=True)
     gateway_provider: Mapped[str | None] = mapped_column(String(32))
     gateway_product_id: Mapped[str | None] = mapped_column(String(255), index=True)

@@ -1,7 +1,8 @@
 """Projects, the folders inside them and their diagrams.
 
-Ownership goes through the project: a folder or a diagram belongs to whoever owns its project.
-Deleting a user or a project removes everything below it through database cascades.
+A project belongs to a workspace (models/workspaces.py), and a folder or a diagram to its project: who may
+read or change them is decided by the caller's role in that workspace (core/content/access.py). Deleting a
+workspace or a project removes everything below it through database cascades.
 """
 from datetime import datetime
 
@@ -31,9 +32,13 @@ def default_user_preferences():
 
 class Project(IdMixin, TimestampMixin, Base):
     __tablename__ = "projects"
-    __table_args__ = (Index("ix_projects_user_id_created_at", "user_id", "created_at"),)
+    __table_args__ = (Index("ix_projects_workspace_id_created_at", "workspace_id", "created_at"),)
 
-    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
+    workspace_id: Mapped[str] = mapped_column(String(36), ForeignKey("workspaces.id", ondelete="CASCADE"),
+                                              nullable=False)
+    # Who created it; the project stays when they leave or delete their account.
+    user_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("users.id", ondelete="SET NULL"),
+                                                index=True)
     name: Mapped[str] = mapped_column(String(200), nullable=False)
     description: Mapped[str | None] = mapped_column(Text)
     emoji: Mapped[str] = mapped_column(String(32), default=DEFAULT_PROJECT_EMOJI, nullable=False)

@@ -22,8 +22,8 @@ class SharedLink(IdMixin, TimestampMixin, Base):
 
     diagram_id: Mapped[str] = mapped_column(String(36), ForeignKey("diagrams.id", ondelete="CASCADE"),
                                             nullable=False, index=True)
-    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("users.id", ondelete="CASCADE"),
-                                         nullable=False, index=True)
+    # Who made it; the link stays when they leave the workspace or delete their account.
+    user_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("users.id", ondelete="SET NULL"), index=True)
     token: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
     access_type: Mapped[str] = mapped_column(String(16), default=ACCESS_PUBLIC, nullable=False)
     access_code_hash: Mapped[str | None] = mapped_column(String(255))

@@ -4,6 +4,7 @@ import io
 import pytest
 from openpyxl import load_workbook
 
+from trazo.core.workspaces.personal import personal_workspace_id
 from trazo.extensions import db
 from trazo.models.ai import AIProvider
 from trazo.models.content import Diagram, Project
@@ -16,7 +17,8 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 def _give_content(app, user_id, projects, diagram_types):
     with app.app_context():
-        made = [Project(user_id=user_id, name=f"Project {n}") for n in range(projects)]
+        workspace_id = personal_workspace_id(user_id)
+        made = [Project(workspace_id=workspace_id, user_id=user_id, name=f"Project {n}") for n in range(projects)]
         db.session.add_all(made)
         db.session.flush()
         db.session.add_all(Diagram(project_id=made[0].id, title=f"D{n}", diagram_type=kind)

@@ -3,7 +3,8 @@ import pytest
 
 from ...helpers import UNKNOWN_ID, create_diagram, create_folder, create_project, error_detail, validation_errors
 
-PROJECT_FIELDS = {"id", "name", "description", "emoji", "user_id", "diagram_count", "diagram_type_counts",
+PROJECT_FIELDS = {"id", "name", "description", "emoji", "user_id", "workspace_id", "role", "diagram_count",
+                  "diagram_type_counts",
                   "created_at", "updated_at"}
 DIAGRAM_FIELDS = {"id", "title", "content", "description", "diagram_type", "config", "user_preferences",
                   "project_id", "folder_id", "viewport_zoom", "viewport_x", "viewport_y", "version", "created_at",
@@ -119,13 +120,14 @@ def test_routes_need_a_token(client):
 
 
 def _fill(user, projects, diagrams_each):
+    from trazo.core.workspaces.personal import personal_workspace_id
     from trazo.extensions import db
     from trazo.models.content import Diagram, Folder, Project
 
     with user.flask_client.application.app_context():
         owner = user.id
         for p in range(projects):
-            project = Project(user_id=owner, name=f"P{p}")
+            project = Project(workspace_id=personal_workspace_id(owner), user_id=owner, name=f"P{p}")
             db.session.add(project)
             db.session.flush()
             folder = Folder(project_id=project.id, name="F")

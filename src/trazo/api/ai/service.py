@@ -16,10 +16,11 @@ from flask_babel import gettext as _
 from ...core.ai.calls import complete
 from ...core.ai.failures import empty_response_error, truncated_error
 from ...core.ai.providers import NoActiveProvider, auto_fix_enabled, resolve_provider
-from ...core.content.ownership import owned_diagram
+from ...core.content import access
 from ...core.content.validation import code_language, syntax_problems
 from ...errors import N_, AppError, BadRequest
 from ...extensions import db
+from ...models.workspaces import EDITOR
 from ...services.ai.prompts import convert, fix, generation
 from ...services.ai.text import extract_code, strip_fence, strip_think
 
@@ -168,7 +169,7 @@ def _diff(original, corrected):
 
 def fix_diagram(user, diagram_id, data):
     """Repair the syntax of a diagram (the stored code, or the code sent in the body)."""
-    diagram = owned_diagram(user, diagram_id)
+    diagram = access.diagram(user, diagram_id, EDITOR)
     code = data["diagram_code"] if data.get("diagram_code") is not None else diagram.content or ""
     diagram_type = diagram.diagram_type
     language = code_language(diagram_type)

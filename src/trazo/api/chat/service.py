@@ -4,10 +4,11 @@ from dataclasses import dataclass
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
-from ...core.content.ownership import owned_diagram
+from ...core.content import access
 from ...errors import BadRequest, found_or_404
 from ...extensions import db
 from ...models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession
+from ...models.workspaces import VIEWER
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def _counted(session):
 
 def list_sessions(user, diagram_id):
     """The caller's sessions about one of their diagrams, most recently active first."""
-    diagram = owned_diagram(user, diagram_id)
+    diagram = access.diagram(user, diagram_id, VIEWER)
     sessions = db.session.scalars(select(ChatSession)
                                   .where(ChatSession.user_id == user.id, ChatSession.diagram_id == diagram.id)
                                   .order_by(ChatSession.updated_at.desc(), ChatSession.created_at.desc())).all()
@@ -65,7 +66,7 @@ def list_sessions(user, diagram_id):
 
 
 def create_session(user, diagram_id, title=None):
-    diagram = owned_diagram(user, diagram_id)
+    diagram = access.diagram(user, diagram_id, VIEWER)
     session = ChatSession(user_id=user.id, diagram_id=diagram.id, title=(title or "").strip() or None)
     db.session.add(session)
     db.session.commit()

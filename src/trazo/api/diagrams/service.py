@@ -9,18 +9,19 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
 from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
+from ...core.content import access
 from ...core.content.images import ImageRequest
 from ...core.content.limits import ensure_content_fits
-from ...core.content.ownership import folder_of_project, owned_diagram, owned_project
 from ...core.content.revalidations import ending_links
 from ...core.history.changes import bump_version, ensure_version, retrying, save_change
 from ...core.history.revisions import start_history
-from ...errors import NotFound
+from ...core.workspaces.billing import project_payer
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.content import Diagram, Project, default_user_preferences
 from ...models.history import SOURCE_CREATE, SOURCE_DUPLICATE, SOURCE_EDIT
 from ...models.sharing import SharedLink
+from ...models.workspaces import EDITOR, VIEWER
 from ..images import image_response
 
 RECENT_COUNT = 4
@@ -41,12 +42,12 @@ def _stored_size(diagram):
             + row_overhead(diagrams=1, revisions=1))
 
 
-def _new_diagram(user, source, **columns):
-    """A diagram with its first revision, checked against the caller's quotas and creation rate, and added to
-    the session."""
+def _new_diagram(user, project, source, **columns):
+    """A diagram with its first revision in `project`, checked against the quotas of the workspace's billing
+    owner and the caller's creation rate, and added to the session."""
     diagram = Diagram(id=new_id(), **columns, **_timestamps())
     revision = start_history(diagram, user.id, source)
-    ensure_room(user, {"diagrams": 1, "storage": _stored_size(diagram)})
+    ensure_room(project_payer(user, project), {"diagrams": 1, "storage": _stored_size(diagram)})
     spend_creations(user, 1)
     db.session.add(diagram)
     db.session.flush()  # the revision's row refers to the diagram's
@@ -57,23 +58,23 @@ def _new_diagram(user, source, **columns):
 
 def create_diagram(user, project_id, data):
     ensure_content_fits(data["content"], data["diagram_type"])
-    project = owned_project(user, project_id)
+    project = access.project(user, project_id, EDITOR)
     folder_id = data.get("folder_id") or None
     if folder_id is not None:
-        folder_id = folder_of_project(project.id, folder_id).id
-    return _new_diagram(user, SOURCE_CREATE, project_id=project.id, folder_id=folder_id, title=data["title"],
+        folder_id = access.folder_of_project(project.id, folder_id).id
+    return _new_diagram(user, project, SOURCE_CREATE, project_id=project.id, folder_id=folder_id, title=data["title"],
                         content=data["content"], description=data["description"],
                         diagram_type=data["diagram_type"], config=data["config"],
                         user_preferences=default_user_preferences())
 
 
 def get_diagram(user, diagram_id):
-    return owned_diagram(user, diagram_id)
+    return access.diagram(user, diagram_id, VIEWER)
 
 
 def diagram_image(user, diagram_id, fmt, theme, if_none_match):
-    """The caller's diagram as an image (private caches only: the answer needs the owner's token)."""
-    diagram = owned_diagram(user, diagram_id)
+    """The diagram as an image (private caches only: the answer needs a member's token)."""
+    diagram = access.diagram(user, diagram_id, VIEWER)
     return image_response(ImageRequest(diagram.diagram_type, diagram.content or "", fmt, theme), if_none_match,
                           public=False)
 
@@ -90,7 +91,7 @@ def _update_diagram(user, diagram_id, data, if_match, source):
     def fields(diagram):
         if "folder_id" in data:  # an empty id, like null, means the project root
             folder_id = data["folder_id"]
-            data["folder_id"] = folder_of_project(diagram.project_id, folder_id).id if folder_id else None
+            data["folder_id"] = access.folder_of_project(diagram.project_id, folder_id).id if folder_id else None
         if "user_preferences" in data:
             data["user_preferences"] = {**default_user_preferences(), **(diagram.user_preferences or {}),
                                         **data["user_preferences"]}
@@ -111,7 +112,7 @@ def _committed(diagram):
 
 def delete_diagram(user, diagram_id):
     """Delete the diagram; its history, shared links and chat sessions go with it (database cascades)."""
-    diagram = owned_diagram(user, diagram_id)
+    diagram = access.diagram(user, diagram_id, EDITOR)
     ending_links(SharedLink.diagram_id == diagram.id)
     db.session.execute(delete(Diagram).where(Diagram.id == diagram.id))
     db.session.commit()
@@ -119,19 +120,19 @@ def delete_diagram(user, diagram_id):
 
 
 def move_diagram(user, diagram_id, target_project_id, if_match=None):
-    """Move the diagram to the root of another (or the same) project of the caller."""
+    """Move the diagram to the root of another (or the same) project; the caller edits both."""
     return retrying(lambda: _move_diagram(user, diagram_id, target_project_id, if_match))
 
 
 def _move_diagram(user, diagram_id, target_project_id, if_match):
-    diagram = owned_diagram(user, diagram_id)
+    diagram = access.diagram(user, diagram_id, EDITOR)
     ensure_version(diagram, if_match)
-    target = db.session.scalar(select(Project.id).where(Project.id == str(target_project_id),
-                                                        Project.user_id == user.id))
-    if target is None:
-        raise NotFound(_("Target project not found"))
+    target = access.target_project(user, target_project_id, EDITOR)
+    payer = project_payer(user, target)
+    if payer.id != project_payer(user, access.project_of(diagram)).id:  # into another account's limits
+        ensure_room(payer, {"diagrams": 1, "storage": _stored_size(diagram) - row_overhead(revisions=1)})
     bump_version(diagram)
-    diagram.project_id, diagram.folder_id = target, None
+    diagram.project_id, diagram.folder_id = target.id, None
     db.session.commit()
     return diagram
 
@@ -139,10 +140,10 @@ def _move_diagram(user, diagram_id, target_project_id, if_match):
 def duplicate_diagram(user, diagram_id, title, if_match=None):
     """Copy the diagram (the version If-Match names, when given) next to the original under a new title,
     with a fresh view and a history of its own that starts at the copy."""
-    source = owned_diagram(user, diagram_id)
+    source = access.diagram(user, diagram_id, EDITOR)
     ensure_version(source, if_match)
     ensure_content_fits(source.content, source.diagram_type)
-    return _new_diagram(user, SOURCE_DUPLICATE, project_id=source.project_id, title=title,
+    return _new_diagram(user, access.project_of(source), SOURCE_DUPLICATE, project_id=source.project_id, title=title,
                         **{name: getattr(source, name) for name in COPIED_FIELDS})
 
 
@@ -151,7 +152,7 @@ def recent_diagrams(user):
         select(Diagram.id, Diagram.title, Diagram.diagram_type, Diagram.project_id, Diagram.updated_at,
                Project.name.label("project_name"), Project.emoji.label("project_emoji"))
         .join(Project, Project.id == Diagram.project_id)
-        .where(Project.user_id == user.id)
+        .where(Project.workspace_id.in_(access.member_workspaces(user)))
         .order_by(Diagram.updated_at.desc(), Diagram.id)
         .limit(RECENT_COUNT))
     return [row._asdict() for row in rows]

@@ -16,10 +16,11 @@ from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.http import parse_etags
 
 from ...core.billing.quotas import ensure_room, lock_account, row_overhead, spend_creations
-from ...core.content.ownership import owned_project
+from ...core.content import access
 from ...core.content.revalidations import ending_links
 from ...core.history.changes import ensure_version, etag, retrying, save_change
 from ...core.history.revisions import content_hash, start_history
+from ...core.workspaces.billing import project_payer
 from ...errors import Conflict, NotFound, PreconditionFailed, ValidationFailed
 from ...extensions import db
 from ...models.base import new_id, utcnow
@@ -33,6 +34,7 @@ from ...models.content import (
 )
 from ...models.history import SOURCE_API, DiagramRevision
 from ...models.sharing import SharedLink
+from ...models.workspaces import EDITOR, VIEWER
 from .paths import EXTENSIONS, BadPath, check_content, path_key, path_of, resolve_type
 
 HASH_BATCH_BYTES = 4 * 1024 * 1024  # content of diagrams without history a listing reads at once
@@ -140,7 +142,7 @@ def _file(entry):
 
 def list_files(user, project_id):
     """Every addressable diagram of the project as a file, sorted by path, and the others apart."""
-    project = owned_project(user, project_id)
+    project = access.project(user, project_id, VIEWER)
     index = read_index(project.id)
     files = sorted(index.files.values(), key=lambda entry: (entry.path.lower(), entry.path))
     return {"files": [_file(entry) for entry in files], "unaddressable": index.unaddressable}
@@ -155,7 +157,7 @@ def _found(index, target):
 
 def read_file(user, project_id, target, if_none_match):
     """The raw source at `target` with its version as ETag (304 when If-None-Match names it)."""
-    project = owned_project(user, project_id)
+    project = access.project(user, project_id, VIEWER)
     entry = _found(read_index(project.id, with_hashes=False), target)
     headers = {"Cache-Control": "private, no-cache"}
     held = parse_etags(if_none_match) if if_none_match else None
@@ -183,14 +185,15 @@ def write_file(user, project_id, target, body, if_match=None, if_none_match=None
     a revision with source `api` records a change of type or content, and identical content records
     nothing. Returns (answer, status, headers)."""
     def attempt():
-        lock_account(user.id)
-        project = owned_project(user, project_id)
+        project = access.project(user, project_id, EDITOR)
+        payer = project_payer(user, project)
+        lock_account(payer.id)
         entry = read_index(project.id, with_hashes=False).find(target)
         if entry is None:
             if if_match:
                 raise PreconditionFailed(_("There is no file at this path; If-Match cannot match."),
                                          error_code="file_missing")
-            return _create(user, project.id, target, body)
+            return _create(user, payer, project.id, target, body)
         if if_none_match and _names(if_none_match, entry):
             raise PreconditionFailed(_("A file already exists at this path."), headers={"ETag": etag(entry)},
                                      error_code="file_exists", extra={"current_version": entry.version})
@@ -239,7 +242,7 @@ def new_diagram(user, project_id, folder_id, title, diagram_type, content, descr
     return diagram, start_history(diagram, user.id, SOURCE_API, now)
 
 
-def _create(user, project_id, target, body):
+def _create(user, payer, project_id, target, body):
     diagram_type = _typed(target, body)
     now = utcnow()
     folder_id = folder = None
@@ -251,7 +254,7 @@ def _create(user, project_id, target, body):
     diagram, revision = new_diagram(user, project_id, folder_id, target.title, diagram_type, body["content"],
                                     body.get("description") or "", now)
     folders = 0 if folder is None else 1
-    ensure_room(user, {"diagrams": 1, "storage": diagram.content_size + diagram.description_size
+    ensure_room(payer, {"diagrams": 1, "storage": diagram.content_size + diagram.description_size
                        + diagram.history_size + row_overhead(diagrams=1, folders=folders, revisions=1)})
     spend_creations(user, 1 + folders)
     if folder is not None:
@@ -280,7 +283,7 @@ def _update(user, diagram_id, target, body, if_match):
 def delete_file(user, project_id, target, if_match=None):
     """Delete the diagram at `target` with its history (its folder stays)."""
     def attempt():
-        project = owned_project(user, project_id)
+        project = access.project(user, project_id, EDITOR)
         entry = _found(read_index(project.id, with_hashes=False), target)
         ensure_version(entry, if_match)
         ending_links(SharedLink.diagram_id == entry.diagram_id)

@@ -17,17 +17,19 @@ from sqlalchemy import delete, func, select
 
 from ...archive.reader import ImportLimits
 from ...core.billing.quotas import ensure_room, lock_account, row_overhead, spend_creations
+from ...core.content import access
 from ...core.content.limits import content_caps
-from ...core.content.ownership import owned_project
 from ...core.content.revalidations import ending_links
 from ...core.history.changes import retrying, save_change
 from ...core.history.revisions import compress_bound, content_hash, revision_limit
+from ...core.workspaces.billing import project_payer
 from ...errors import AppError, ValidationFailed
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, utf8_size
 from ...models.history import SOURCE_API, DiagramRevision
 from ...models.sharing import SharedLink
+from ...models.workspaces import EDITOR
 from .paths import BadPath, Target, check_content, parse_path, resolve_type
 from .service import ambiguous_path, folder_key_map, new_diagram, new_folder, read_index
 
@@ -114,9 +116,10 @@ def _typed(incoming, index, problems):
 
 
 def _sync(user, project_id, incoming, path_problems, delete_missing, dry_run):
+    project = access.project(user, project_id, EDITOR)
+    payer = project_payer(user, project)
     if not dry_run:
-        lock_account(user.id)
-    project = owned_project(user, project_id)
+        lock_account(payer.id)
     index = read_index(project.id)
     _typed(incoming, index, list(path_problems))
     created, changed, unchanged = [], [], []
@@ -135,19 +138,19 @@ def _sync(user, project_id, incoming, path_problems, delete_missing, dry_run):
               "deleted": sorted((entry.path for entry in deleted), key=lambda path: (path.lower(), path)),
               "unaddressable": index.unaddressable}
     if len(created) > len(deleted):
-        ensure_room(user, {"diagrams": len(created) - len(deleted)})
+        ensure_room(payer, {"diagrams": len(created) - len(deleted)})
     folders = folder_key_map(project.id)
     missing = _missing_folders(created, folders)
     if dry_run:
         try:
-            ensure_room(user, {"storage": _storage_bound(created, changed, deleted, len(missing))})
+            ensure_room(payer, {"storage": _storage_bound(created, changed, deleted, len(missing))})
         finally:
             db.session.rollback()
         return answer
     # Spent before writing, so a refused sync costs no writes (one the storage check refuses has spent it).
     spend_creations(user, len(created) + len(missing))
-    growth = _delete(deleted) + _create(user, project.id, created, folders, missing) + _update(user, changed)
-    ensure_room(user, {"storage": growth}, written=True)
+    growth = _delete(deleted) + _create(user, project.id, created, folders, missing) + _update(user, payer, changed)
+    ensure_room(payer, {"storage": growth}, written=True)
     db.session.commit()
     return answer
 
@@ -208,10 +211,10 @@ def _create(user, project_id, items, folders, missing):
     return growth
 
 
-def _update(user, items):
+def _update(user, payer, items):
     """Write each changed file as a PUT without precondition would (a revision with source `api`); the
     storage is charged once for the whole sync, after the writes."""
-    growth, limit_of = 0, cache(revision_limit(user))  # the plan is read once, not once per diagram
+    growth, limit_of = 0, cache(revision_limit(payer))  # the plan is read once, not once per diagram
     for item in items:
         data = {"content": item.content, "diagram_type": item.diagram_type}
         saved = save_change(user, item.entry.diagram_id, lambda _diagram, data=data: data, SOURCE_API,

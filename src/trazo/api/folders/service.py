@@ -3,12 +3,14 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, select, update
 
 from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
-from ...core.content.ownership import owned_folder, owned_project
+from ...core.content import access
 from ...core.content.revalidations import ending_links
+from ...core.workspaces.billing import project_payer
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram, Folder
 from ...models.sharing import SharedLink
+from ...models.workspaces import EDITOR, VIEWER
 from ..content_schemas import FolderContents
 
 
@@ -19,8 +21,8 @@ def _in_folder(folder):
 
 def create_folder(user, project_id, data):
     """A folder, counted in the caller's storage (its row's overhead) and creation rate."""
-    project = owned_project(user, project_id)
-    ensure_room(user, {"storage": row_overhead(folders=1)})
+    project = access.project(user, project_id, EDITOR)
+    ensure_room(project_payer(user, project), {"storage": row_overhead(folders=1)})
     spend_creations(user, 1)
     folder = Folder(project_id=project.id, name=data["name"], color=data["color"])
     db.session.add(folder)
@@ -29,14 +31,14 @@ def create_folder(user, project_id, data):
 
 
 def folder_detail(user, folder_id):
-    folder = owned_folder(user, folder_id)
+    folder = access.folder(user, folder_id, VIEWER)
     diagrams = db.session.scalars(select(Diagram).where(_in_folder(folder))
                                   .order_by(Diagram.created_at, Diagram.title, Diagram.id)).all()
     return FolderContents(folder, diagrams)
 
 
 def update_folder(user, folder_id, data):
-    folder = owned_folder(user, folder_id)
+    folder = access.folder(user, folder_id, EDITOR)
     for key, value in data.items():
         setattr(folder, key, value)
     if data:
@@ -47,7 +49,7 @@ def update_folder(user, folder_id, data):
 
 def delete_folder(user, folder_id, delete_diagrams):
     """Delete the folder; its diagrams go to the project root, or are deleted when asked."""
-    folder = owned_folder(user, folder_id)
+    folder = access.folder(user, folder_id, EDITOR)
     if delete_diagrams:
         ending_links(SharedLink.diagram_id.in_(select(Diagram.id).where(_in_folder(folder))))
         deleted = db.session.execute(delete(Diagram).where(_in_folder(folder))).rowcount

@@ -16,6 +16,7 @@ from ...models import User
 from ...models.ai import AIProvider
 from ...models.billing import CURRENT_STATUSES, FREE_PLAN_CODE, Plan, Subscription
 from ...models.content import Diagram, Project
+from ...models.workspaces import Workspace
 from ..common import page_envelope
 from .service import send_disabled_notice
 
@@ -48,14 +49,17 @@ def _matching_users(search):
 
 def _content_counts(user_ids):
     """{user_id: (projects, diagrams, {type: count})}."""
-    projects = dict(db.session.execute(select(Project.user_id, func.count()).where(Project.user_id.in_(user_ids))
-                                       .group_by(Project.user_id)).all())
+    payer = Workspace.billing_owner_id  # content counts for whoever's plan it is under (docs/teams.md)
+    projects = dict(db.session.execute(select(payer, func.count()).select_from(Project)
+                                       .join(Workspace, Workspace.id == Project.workspace_id)
+                                       .where(payer.in_(user_ids)).group_by(payer)).all())
     diagram_type = func.lower(Diagram.diagram_type)
     types = {}
-    rows = db.session.execute(select(Project.user_id, diagram_type, func.count())
+    rows = db.session.execute(select(payer, diagram_type, func.count()).select_from(Diagram)
                               .join(Project, Diagram.project_id == Project.id)
-                              .where(Project.user_id.in_(user_ids))
-                              .group_by(Project.user_id, diagram_type))
+                              .join(Workspace, Workspace.id == Project.workspace_id)
+                              .where(payer.in_(user_ids))
+                              .group_by(payer, diagram_type))
     for user_id, kind, count in rows:
         types.setdefault(user_id, {})[kind] = count
     return {user_id: (projects.get(user_id, 0), sum(types.get(user_id, {}).values()), types.get(user_id, {}))

@@ -27,12 +27,13 @@ from ...archive.layout import ExportDiagram, ExportFolder, ExportSnapshot, assum
 from ...archive.markdown import estimated_tokens, markdown_chunks, markdown_measure
 from ...archive.reader import ImportLimits
 from ...archive.zip_export import write_zip, zip_size_bound
+from ...core.content import access
 from ...core.content.images import DrawingBudget
 from ...core.content.limits import content_caps
-from ...core.content.ownership import folder_of_project, owned_project
 from ...core.history.batches import HistoryStats, history_stats, newest_first, revisions_in_batches
 from ...extensions import db
 from ...models.content import Diagram, Folder
+from ...models.workspaces import VIEWER
 from ...ratelimit import spend
 
 ZIP_TYPE = "application/zip"
@@ -47,10 +48,10 @@ METADATA = (Diagram.id, Diagram.title, Diagram.diagram_type, Diagram.folder_id, 
 
 def _snapshot(user, project_id, query, with_images=False):
     """The caller's project (or one of its folders) with the metadata of the diagrams to export."""
-    project = owned_project(user, project_id)
+    project = access.project(user, project_id, VIEWER)
     diagrams = select(*METADATA).where(Diagram.project_id == project.id)
     if query["folder_id"]:
-        folders = [folder_of_project(project.id, query["folder_id"])]
+        folders = [access.folder_of_project(project.id, query["folder_id"])]
         diagrams = diagrams.where(Diagram.folder_id == folders[0].id)
     else:
         folders = db.session.scalars(select(Folder).where(Folder.project_id == project.id)

@@ -9,15 +9,16 @@ from dataclasses import dataclass, field
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from ...archive.naming import unique
 from ...archive.plan import ImportPlan, build_plan
 from ...archive.reader import ImportLimits, InvalidUpload, Upload, read_uploads, upload_name
-from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
+from ...core.billing.quotas import count_resources, ensure_room, row_overhead, spend_creations
+from ...core.content import access
 from ...core.content.limits import NAME_MAX, content_caps
-from ...core.content.ownership import folder_of_project, owned_project
+from ...core.workspaces.billing import project_payer
 from ...errors import AppError, BadRequest, Forbidden
 from ...extensions import db
 from ...models.base import new_id, utcnow
@@ -25,11 +26,11 @@ from ...models.content import (
     DEFAULT_FOLDER_COLOR,
     Diagram,
     Folder,
-    Project,
     default_diagram_config,
     default_user_preferences,
     utf8_size,
 )
+from ...models.workspaces import EDITOR
 from ..fields import DESCRIPTION_MAX
 from .import_history import DiffBudget, history_bound, imported_revisions, settle_histories
 
@@ -120,9 +121,8 @@ def _place(project, plan, target):
         added.setdefault(place, set()).add(diagram.title.lower())
 
 
-def _diagram_usage(user):
-    return db.session.scalar(select(func.count(Diagram.id)).join(Project, Project.id == Diagram.project_id)
-                             .where(Project.user_id == user.id))
+def _diagram_usage(payer):
+    return count_resources(payer.id, "diagrams")
 
 
 def _new_folders(plan):
@@ -140,13 +140,13 @@ def _additions(plan, history_bytes):
     return {"diagrams": len(plan.diagrams), "storage": size + history_bytes + rows}
 
 
-def _quota_preview(user, plan):
+def _quota_preview(payer, plan):
     """Whether the caller's quotas allow the import; a dry run reports a refusal instead of raising it.
     The counters shown are diagrams; a storage refusal only turns `allowed` off. The history counts at
     the most it can weigh compressed (history_bound), so a preview may refuse what the import allows."""
-    usage = _diagram_usage(user)
+    usage = _diagram_usage(payer)
     try:
-        ensure_room(user, _additions(plan, history_bound(plan)))
+        ensure_room(payer, _additions(plan, history_bound(plan)))
     except Forbidden as refused:
         detail = refused.detail if isinstance(refused.detail, dict) else {}
         limit = detail.get("limit") if detail.get("resource_type") == "diagrams" else None
@@ -182,9 +182,10 @@ def _create(user, project, plan, target, now):
     revisions = [row for diagram, planned in zip(diagrams, plan.diagrams, strict=True)
                  for row in imported_revisions(diagram, planned, user.id, budget)]
     additions["storage"] += sum(diagram.history_size for diagram in diagrams)
-    ensure_room(user, additions)
+    payer = project_payer(user, project)
+    ensure_room(payer, additions)
     spend_creations(user, spent)
-    usage = _diagram_usage(user)
+    usage = _diagram_usage(payer)
     db.session.add_all(new_folders)
     db.session.flush()
     db.session.add_all(diagrams)
@@ -198,8 +199,8 @@ def _create(user, project, plan, target, now):
 
 def import_files(user, project_id, files, folder_id, dry_run):
     """Preview or run an import of loose files, Markdown, ZIP archives (ours included) and Excalidraw."""
-    project = owned_project(user, project_id)
-    target = folder_of_project(project.id, folder_id) if folder_id else None
+    project = access.project(user, project_id, EDITOR)
+    target = access.folder_of_project(project.id, folder_id) if folder_id else None
     limits = _limits()
     plan = build_plan(_read_uploads(files, limits), limits)
     if target is not None:
@@ -209,7 +210,7 @@ def import_files(user, project_id, files, folder_id, dry_run):
     settle_histories(user, plan, now)
     target_name = target.name if target is not None else None
     if dry_run:
-        return ImportPreview(plan, target_name, **_quota_preview(user, plan))
+        return ImportPreview(plan, target_name, **_quota_preview(project_payer(user, project), plan))
     if not plan.diagrams:
         raise BadRequest({"error": "nothing_to_import", "skipped": plan.skipped,
                           "message": _("None of the files holds a diagram that can be imported.")})

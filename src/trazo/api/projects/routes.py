@@ -20,6 +20,7 @@ from .schemas import (
     ImportResultSchema,
     ImportUploadSchema,
     ProjectCreateSchema,
+    ProjectListQuerySchema,
     ProjectSchema,
     ProjectUpdateSchema,
     ProjectWithDiagramsSchema,
@@ -32,10 +33,11 @@ TRUE_VALUES = {"true", "1", "yes", "on", "t", "y"}
 
 @blp.route("")
 class Projects(MethodView):
+    @blp.arguments(ProjectListQuerySchema, location="query")
     @blp.response(200, ProjectSchema(many=True))
-    def get(self):
-        """List my projects with their diagram counts"""
-        return service.list_projects(current_user)
+    def get(self, query):
+        """List the projects of every workspace I belong to, with their diagram counts"""
+        return service.list_projects(current_user, query["workspace_id"])
 
     @blp.arguments(ProjectCreateSchema)
     @blp.response(201, ProjectSchema)

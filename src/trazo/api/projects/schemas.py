@@ -12,6 +12,8 @@ EMOJI_MAX = 10
 
 class ProjectCreateSchema(BaseSchema):
     name = Name(required=True)
+    workspace_id = ma.fields.String(load_default=None, metadata={
+        "description": "The workspace to create it in (editor or above); by default the caller's personal one"})
     description = ma.fields.String(allow_none=True, load_default=None,
                                    validate=ma.validate.Length(max=PROJECT_DESCRIPTION_MAX))
     emoji = ma.fields.String(allow_none=True, load_default=None, validate=ma.validate.Length(max=EMOJI_MAX))
@@ -28,7 +30,9 @@ class ProjectSchema(BaseSchema):
     name = ma.fields.String()
     description = ma.fields.String(allow_none=True)
     emoji = ma.fields.String()
-    user_id = ma.fields.String()
+    user_id = ma.fields.String(allow_none=True, metadata={"description": "Who created it (null once gone)"})
+    workspace_id = ma.fields.String()
+    role = ma.fields.String(metadata={"description": "The caller's role in the project's workspace"})
     diagram_count = ma.fields.Integer()
     diagram_type_counts = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer())
     created_at = Timestamp()
@@ -38,6 +42,10 @@ class ProjectSchema(BaseSchema):
 class ProjectWithDiagramsSchema(ProjectSchema):
     diagrams = ma.fields.List(ma.fields.Nested(DiagramSchema))
     folders = ma.fields.List(ma.fields.Nested(FolderWithDiagramsSchema))
+
+
+class ProjectListQuerySchema(BaseSchema):
+    workspace_id = ma.fields.String(load_default=None, metadata={"description": "Only this workspace's projects"})
 
 
 class ExportQuerySchema(BaseSchema):

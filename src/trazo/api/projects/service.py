@@ -1,26 +1,32 @@
-"""Projects: list with diagram counts, the project tree, create, update, delete."""
+"""Projects: list with diagram counts (every workspace of the caller), the project tree, create, update,
+delete. Each answer carries the caller's role in the project's workspace (docs/teams.md)."""
 from dataclasses import dataclass, field
 
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
 from ...core.billing.quotas import ensure_within_plan
-from ...core.content.ownership import owned_project
+from ...core.content import access
 from ...core.content.revalidations import ending_links
+from ...core.workspaces.billing import workspace_payer
+from ...core.workspaces.personal import personal_workspace_id
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Folder, Project
 from ...models.sharing import SharedLink
+from ...models.workspaces import ADMIN, EDITOR, VIEWER, Membership
 from ..content_schemas import FolderContents
 
 
 @dataclass(frozen=True)
 class CountedProject:
-    """A project row with its diagram counts per type (ProjectSchema); in the tree, also its folders
-    (FolderContents) and root diagrams (ProjectWithDiagramsSchema). The row's columns read through."""
+    """A project row with the caller's role and its diagram counts per type (ProjectSchema); in the tree,
+    also its folders (FolderContents) and root diagrams (ProjectWithDiagramsSchema). The row's columns read
+    through."""
 
     project: Project
+    role: str
     diagram_type_counts: dict
     folders: list = field(default_factory=list)
     diagrams: list = field(default_factory=list)
@@ -33,44 +39,51 @@ class CountedProject:
         return getattr(self.project, name)
 
 
-def _counted_projects(user, project_id=None):
-    """Projects with their per-type diagram counts, in one grouped query."""
-    statement = (select(Project, Diagram.diagram_type, func.count(Diagram.id))
+def _counted_projects(user, project_id=None, workspace_id=None):
+    """The caller's projects with their per-type diagram counts, in one grouped query."""
+    statement = (access.reachable_projects(user).add_columns(Diagram.diagram_type, func.count(Diagram.id))
                  .outerjoin(Diagram, Diagram.project_id == Project.id)
-                 .where(Project.user_id == user.id)
-                 .group_by(Project.id, Diagram.diagram_type)
+                 .group_by(Project.id, Membership.role, Diagram.diagram_type)
                  .order_by(Project.created_at, Project.id))
     if project_id is not None:
         statement = statement.where(Project.id == project_id)
+    if workspace_id is not None:
+        statement = statement.where(Project.workspace_id == workspace_id)
     projects = {}
-    for project, diagram_type, count in db.session.execute(statement):
-        counted = projects.setdefault(project.id, CountedProject(project, {}))
+    for project, role, diagram_type, count in db.session.execute(statement):
+        counted = projects.setdefault(project.id, CountedProject(project, role, {}))
         if diagram_type is not None:
             counted.diagram_type_counts[diagram_type] = count
     return list(projects.values())
 
 
-def list_projects(user):
-    return _counted_projects(user)
+def list_projects(user, workspace_id=None):
+    return _counted_projects(user, workspace_id=workspace_id)
 
 
 def create_project(user, data):
-    project = Project(user_id=user.id, name=data["name"], description=data.get("description"),
-                      emoji=data.get("emoji") or DEFAULT_PROJECT_EMOJI)
-    ensure_within_plan(user, "projects", adding=1)
+    """A project in the workspace the body names (an editor's), by default the caller's personal one."""
+    workspace_id = data.get("workspace_id") or personal_workspace_id(user.id)
+    role = found_or_404(access.role_in(user, workspace_id), _("Workspace not found"))
+    access.ensure_role(role, EDITOR)
+    project = Project(workspace_id=workspace_id, user_id=user.id, name=data["name"],
+                      description=data.get("description"), emoji=data.get("emoji") or DEFAULT_PROJECT_EMOJI)
+    ensure_within_plan(workspace_payer(user, workspace_id), "projects", adding=1)
     db.session.add(project)
     db.session.commit()
-    return CountedProject(project, {})
+    return CountedProject(project, role, {})
 
 
 def project_tree(user, project_id):
     """The project with its folders (each with its diagrams) and its root diagrams, in two queries: the
     project joined with its folders, then its diagrams (docs/operations.md, round trips)."""
-    rows = db.session.execute(select(Project, Folder).outerjoin(Folder, Folder.project_id == Project.id)
-                              .where(Project.id == str(project_id), Project.user_id == user.id)
+    rows = db.session.execute(access.reachable_projects(user).add_columns(Folder)
+                              .outerjoin(Folder, Folder.project_id == Project.id)
+                              .where(Project.id == str(project_id))
                               .order_by(func.lower(Folder.name), Folder.id)).all()
-    project = found_or_404(rows[0][0] if rows else None, _("Project not found"))
-    folders = [folder for _row, folder in rows if folder is not None]
+    project, role = found_or_404(rows[0] if rows else None, _("Project not found"))[:2]
+    access.ensure_role(role, VIEWER)
+    folders = [folder for _project, _role, folder in rows if folder is not None]
     diagrams = db.session.scalars(select(Diagram).where(Diagram.project_id == project.id)
                                   .order_by(Diagram.created_at, Diagram.title, Diagram.id)).all()
     by_folder = {folder.id: [] for folder in folders}
@@ -78,12 +91,12 @@ def project_tree(user, project_id):
     for diagram in diagrams:
         by_folder.get(diagram.folder_id, root).append(diagram)
         type_counts[diagram.diagram_type] = type_counts.get(diagram.diagram_type, 0) + 1
-    return CountedProject(project, type_counts, diagrams=root,
+    return CountedProject(project, role, type_counts, diagrams=root,
                           folders=[FolderContents(folder, by_folder[folder.id]) for folder in folders])
 
 
 def update_project(user, project_id, data):
-    project = owned_project(user, project_id)
+    project = access.project(user, project_id, EDITOR)
     if "emoji" in data and not data["emoji"]:
         data["emoji"] = DEFAULT_PROJECT_EMOJI
     for key, value in data.items():
@@ -95,8 +108,9 @@ def update_project(user, project_id, data):
 
 
 def delete_project(user, project_id):
-    """Delete the project; folders, diagrams and what hangs off them go with it (database cascades)."""
-    project = owned_project(user, project_id)
+    """Delete the project (an admin's); folders, diagrams and what hangs off them go with it (database
+    cascades)."""
+    project = access.project(user, project_id, ADMIN)
     ending_links(SharedLink.diagram_id.in_(select(Diagram.id).where(Diagram.project_id == project.id)))
     db.session.execute(delete(Project).where(Project.id == project.id))
     db.session.commit()

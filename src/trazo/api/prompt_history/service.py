@@ -4,11 +4,12 @@ import hashlib
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
-from ...core.content.ownership import owned_diagram
+from ...core.content import access
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.ai import PromptHistory
 from ...models.base import utcnow
+from ...models.workspaces import VIEWER
 from ..common import page_envelope
 
 LIKE_ESCAPE = "\\"
@@ -42,7 +43,7 @@ def save_prompt(user, prompt_text, operation_type, diagram_id=None):
     """Record a prompt, or mark the same prompt (for the same diagram) as used now.
     Returns the entry and whether it was created."""
     if diagram_id is not None:
-        diagram_id = owned_diagram(user, diagram_id).id
+        diagram_id = access.diagram(user, diagram_id, VIEWER).id
     digest = prompt_hash(prompt_text)
     entry = db.session.scalar(
         select(PromptHistory)

@@ -4,14 +4,16 @@ from sqlalchemy import func, select
 
 from ...core.billing.plans import labelled_revision_limit
 from ...core.billing.quotas import ensure_room, lock_account
+from ...core.content import access
 from ...core.content.diagram_types import FREEHAND
-from ...core.content.ownership import owned_diagram, owned_diagram_id
 from ...core.history.changes import retrying, save_change
 from ...core.history.diffs import sketch_changes, unified_diff
 from ...core.history.revisions import decompress, start_history
+from ...core.workspaces.billing import diagram_payer
 from ...errors import Conflict, found_or_404
 from ...extensions import db
 from ...models.history import SOURCE_CREATE, SOURCE_RESTORE, DiagramRevision
+from ...models.workspaces import EDITOR, VIEWER
 from ..common import page_envelope
 from .schemas import CURRENT
 
@@ -26,7 +28,7 @@ def _revision(diagram_id, number):
 
 def list_revisions(user, diagram_id, page, page_size):
     """Newest first, without contents."""
-    owned = owned_diagram_id(user, diagram_id)
+    owned = access.diagram_id(user, diagram_id, VIEWER)
     total = db.session.scalar(select(func.count()).where(DiagramRevision.diagram_id == owned))
     rows = db.session.execute(select(*SUMMARY_COLUMNS).where(DiagramRevision.diagram_id == owned)
                               .order_by(DiagramRevision.number.desc())
@@ -35,7 +37,7 @@ def list_revisions(user, diagram_id, page, page_size):
 
 
 def get_revision(user, diagram_id, number):
-    return _revision(owned_diagram_id(user, diagram_id), number)
+    return _revision(access.diagram_id(user, diagram_id, VIEWER), number)
 
 
 def _side(revision):
@@ -53,13 +55,13 @@ def diff_revision(user, diagram_id, number, against):
     """Revision `number` compared with `against` (a number, "current", or by default the revision before
     it); the older side is `from`, whichever was asked first."""
     if against == CURRENT:
-        diagram = owned_diagram(user, diagram_id)
+        diagram = access.diagram(user, diagram_id, VIEWER)
         revision = _revision(diagram.id, number)
         older = (_side(revision), decompress(revision.content))
         newer = ({"number": None, "title": diagram.title, "diagram_type": diagram.diagram_type, "label": None},
                  diagram.content or "")
     else:
-        owned = owned_diagram_id(user, diagram_id)
+        owned = access.diagram_id(user, diagram_id, VIEWER)
         revision = _revision(owned, number)
         other = _revision(owned, int(against)) if against is not None else _previous(owned, number)
         newer = (_side(revision), decompress(revision.content))
@@ -81,14 +83,14 @@ def _diff_label(side):
     return "current" if side["number"] is None else f"revision {side['number']}"
 
 
-def _ensure_label_room(user, diagram_id):
+def _ensure_label_room(payer, diagram_id):
     """409 when the diagram already holds as many named revisions as the plan allows (labelled revisions
     are never pruned: docs/history.md). Counted under the account's lock, so two requests cannot both
     take the last place."""
-    limit = labelled_revision_limit(user)
+    limit = labelled_revision_limit(payer)
     if limit is None:
         return
-    lock_account(user.id)
+    lock_account(payer.id)
     named = db.session.scalar(select(func.count()).where(DiagramRevision.diagram_id == diagram_id,
                                                          DiagramRevision.label.is_not(None)))
     if named >= limit:
@@ -103,16 +105,17 @@ def label_current(user, diagram_id, label):
 
 
 def _label_current(user, diagram_id, label):
-    diagram = owned_diagram(user, diagram_id)
+    diagram = access.diagram(user, diagram_id, EDITOR)
     newest = db.session.scalar(select(DiagramRevision).where(DiagramRevision.diagram_id == diagram.id)
                                .order_by(DiagramRevision.number.desc()).limit(1))
     if newest is not None and newest.label is not None:
         raise Conflict(_('The current version is already named "%(label)s"; rename that revision instead.',
                          label=newest.label))
-    _ensure_label_room(user, diagram.id)
+    payer = diagram_payer(user, diagram.id)
+    _ensure_label_room(payer, diagram.id)
     if newest is None:
         newest = start_history(diagram, user.id, SOURCE_CREATE, diagram.updated_at, label)
-        ensure_room(user, {"storage": newest.stored_size})
+        ensure_room(payer, {"storage": newest.stored_size})
         db.session.flush()  # the diagram's new history size, with its version check (a save in between retries)
         db.session.add(newest)
     newest.label = label
@@ -122,9 +125,9 @@ def _label_current(user, diagram_id, label):
 
 def rename_label(user, diagram_id, number, label):
     """Rename or (with null) clear a revision's label; an unlabelled revision may be pruned again."""
-    revision = _revision(owned_diagram_id(user, diagram_id), number)
+    revision = _revision(access.diagram_id(user, diagram_id, EDITOR), number)
     if revision.label is None and label is not None:
-        _ensure_label_room(user, revision.diagram_id)
+        _ensure_label_room(diagram_payer(user, revision.diagram_id), revision.diagram_id)
     revision.label = label
     db.session.commit()
     return revision

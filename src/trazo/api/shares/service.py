@@ -1,4 +1,4 @@
-"""Shared links, managed by the owner of the diagram: one active link per diagram."""
+"""Shared links, managed by the editors of the diagram's workspace: one active link per diagram."""
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -7,13 +7,13 @@ from flask_babel import gettext as _
 from sqlalchemy import select, update
 
 from ...core.accounts.passwords import hash_password
-from ...core.content.ownership import owned_diagram
+from ...core.content import access
 from ...core.content.revalidations import ending_links, ending_tokens
-from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import Diagram
 from ...models.sharing import ACCESS_PROTECTED, SharedLink
+from ...models.workspaces import EDITOR
 from .share_secrets import new_access_code, new_link_token
 
 
@@ -37,15 +37,9 @@ def _expiry(days):
     return None if days is None else utcnow() + timedelta(days=days)
 
 
-def _owned_link(user, link_id):
-    return found_or_404(db.session.scalar(select(SharedLink).where(SharedLink.id == str(link_id),
-                                                                   SharedLink.user_id == user.id)),
-                        _("Shared link not found"))
-
-
 def create_link(user, data):
     """Share a diagram under a new token, revoking the link it had; protected links get a code."""
-    diagram_id = owned_diagram(user, data["diagram_id"]).id
+    diagram_id = access.diagram(user, data["diagram_id"], EDITOR).id
     code = code_hash = None
     if data["access_type"] == ACCESS_PROTECTED:
         code = data["access_code"] or new_access_code()
@@ -65,7 +59,7 @@ def create_link(user, data):
 
 def active_link(user, diagram_id):
     """The diagram's active link (expired ones included, so the owner sees them), or None."""
-    diagram = owned_diagram(user, diagram_id)
+    diagram = access.diagram(user, diagram_id, EDITOR)
     link = db.session.scalar(select(SharedLink).where(SharedLink.diagram_id == diagram.id,
                                                       SharedLink.is_active))
     return ManagedLink(link) if link else None
@@ -73,7 +67,7 @@ def active_link(user, diagram_id):
 
 def update_link(user, link_id, data):
     """Change expiry, access type, code or copy permission; the token stays the same."""
-    link = _owned_link(user, link_id)
+    link = access.shared_link(user, link_id, EDITOR)
     new_code = None
     if "expiration_days" in data:
         link.expires_at = _expiry(data["expiration_days"])
@@ -93,7 +87,7 @@ def update_link(user, link_id, data):
 
 def revoke_link(user, link_id):
     """Stop the link from answering; revoking twice is not an error."""
-    link = _owned_link(user, link_id)
+    link = access.shared_link(user, link_id, EDITOR)
     link.is_active = False
     link.updated_at = utcnow()
     ending_tokens([link.token])

@@ -15,6 +15,7 @@ from ...models import InstallationClaim, User
 from ...models.base import new_id, utcnow
 from ...models.security import OAuthIdentity
 from ...models.user import ROLE_ADMIN, ROLE_USER
+from ..workspaces.personal import add_personal_workspace
 from . import passwords
 
 FIRST_ADMIN_CLAIM = "first_admin"
@@ -69,11 +70,10 @@ def whole_second():
 
 
 def create_account(email, taken, attach=None, **fields):
-    """Create and commit an account; the installation's first account becomes the administrator,
-    exactly once (a race-safe claim: the loser of a concurrent claim is created as a user).
-
-    `attach(user)` answers rows to store with the new account; `taken()` tells, after a conflict,
-    that a concurrent request created the account, and then the answer is None."""
+    """Create and commit an account; the installation's first account becomes the administrator, exactly once
+    (a race-safe claim: the loser of a concurrent claim is created as a user).  The account gets its personal
+    workspace (docs/teams.md). `attach(user)` answers rows to store with the new account; `taken()` tells,
+    after a conflict, that a concurrent request created the account, and then the answer is None."""
     for may_claim_admin in (True, False):
         claims_admin = may_claim_admin and count_users() == 0
         user = User(id=new_id(), email=email, role=ROLE_ADMIN if claims_admin else ROLE_USER, **fields)
@@ -81,8 +81,9 @@ def create_account(email, taken, attach=None, **fields):
         if claims_admin:
             db.session.add(InstallationClaim(name=FIRST_ADMIN_CLAIM, value=user.id, claimed_at=utcnow()))
         try:
+            db.session.flush()  # the user row first: the attached rows refer to it
+            add_personal_workspace(user)
             if attach is not None:
-                db.session.flush()  # the user row first: the attached rows refer to it
                 db.session.add_all(attach(user))
             db.session.commit()
             return user

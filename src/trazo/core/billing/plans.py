@@ -27,7 +27,8 @@ def _free_plan_defaults():
             "max_revisions_per_diagram": _unlimited_when_negative(
                 current_app.config["FREE_PLAN_MAX_REVISIONS_PER_DIAGRAM"]),
             "max_labelled_revisions_per_diagram": _unlimited_when_negative(
-                current_app.config["FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM"])}
+                current_app.config["FREE_PLAN_MAX_LABELLED_REVISIONS_PER_DIAGRAM"]),
+            "max_members": _unlimited_when_negative(current_app.config["FREE_PLAN_MAX_MEMBERS"])}
 
 
 def _unlimited_when_negative(limit):

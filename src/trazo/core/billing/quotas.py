@@ -22,6 +22,7 @@ from ...models import User
 from ...models.billing import MEGABYTE, RESOURCE_TYPES
 from ...models.content import Diagram, Folder, Project
 from ...models.history import DiagramRevision
+from ...models.workspaces import Workspace
 from ...ratelimit import spend
 from .plans import plan_for
 
@@ -35,8 +36,8 @@ def row_overhead(diagrams: int = 0, folders: int = 0, revisions: int = 0) -> int
 
 @dataclass(frozen=True)
 class Counts:
-    """A user's live counts: projects, diagrams, folders, revisions, and bytes of diagram content and
-    descriptions and of their history (stored, compressed)."""
+    """A user's live counts over the workspaces they are billing owner of: projects, diagrams, folders,
+    revisions, and bytes of diagram content and descriptions and of their history (stored, compressed)."""
 
     projects: int
     diagrams: int
@@ -54,8 +55,13 @@ class Counts:
         return self.content_bytes + self.history_bytes + self.overhead_bytes
 
 
+def _billed(user_id: str):
+    """The condition on Project: in a workspace `user_id` is billing owner of (docs/teams.md)."""
+    return Project.workspace_id.in_(select(Workspace.id).where(Workspace.billing_owner_id == user_id))
+
+
 def _owned(statement: Select, user_id: str) -> Select:
-    return statement.join(Project, Project.id == Diagram.project_id).where(Project.user_id == user_id)
+    return statement.join(Project, Project.id == Diagram.project_id).where(_billed(user_id))
 
 
 def count_all(user_id: str) -> Counts:
@@ -67,10 +73,10 @@ def count_all(user_id: str) -> Counts:
                              func.coalesce(func.sum(Diagram.history_size), 0).label("history_bytes")),
                       user_id).subquery()
     folders = (select(func.count(Folder.id)).join(Project, Project.id == Folder.project_id)
-               .where(Project.user_id == user_id).scalar_subquery())
+               .where(_billed(user_id)).scalar_subquery())
     revisions = _owned(select(func.count(DiagramRevision.id)).join(Diagram, Diagram.id == DiagramRevision.diagram_id),
                        user_id).scalar_subquery()
-    projects = select(func.count(Project.id)).where(Project.user_id == user_id).scalar_subquery()
+    projects = select(func.count(Project.id)).where(_billed(user_id)).scalar_subquery()
     row = db.session.execute(select(projects.label("projects"), diagrams.c.diagrams, folders.label("folders"),
                                     revisions.label("revisions"), diagrams.c.content_bytes,
                                     diagrams.c.history_bytes)).one()
@@ -81,7 +87,7 @@ def count_resources(user_id: str, resource_type: str) -> int:
     """Live usage: a count of projects or diagrams, or the storage figure in bytes (Counts.storage), in
     one statement."""
     if resource_type == "projects":
-        return db.session.scalar(select(func.count(Project.id)).where(Project.user_id == user_id)) or 0  # never NULL
+        return db.session.scalar(select(func.count(Project.id)).where(_billed(user_id))) or 0  # never NULL
     if resource_type == "diagrams":
         return db.session.scalar(_owned(select(func.count(Diagram.id)), user_id))
     return count_all(user_id).storage

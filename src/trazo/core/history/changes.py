@@ -46,20 +46,22 @@ class Saved:
 
 def save_change(user, diagram_id, fields: Callable[[object], dict], source, *, if_match: VersionMatch | None = None,
                 expected_version: int | None = None, limit_of=None, ignored=frozenset(), charge=True) -> Saved:
-    """Write `fields(diagram)` (the keys to set, given the current row) to the caller's diagram as one
-    change: 404 when it is not theirs, 412 on a stale version, 422 over the content cap, 402 past the
-    storage quota (unless `charge` is False: a sync charges its whole batch once). `limit_of()` gives the
-    plan's revision limit (read once by a caller saving many); keys in `ignored` change no version."""
+    """Write `fields(diagram)` (the keys to set, given the current row) to the caller's diagram as one change:
+    404 when the caller is no member of its workspace, 403 below editor, 412 on a stale version, 422 over the
+    content cap, 402 past the storage quota (unless `charge` is False: a sync charges its whole batch once).
+    `limit_of()` gives the plan's revision limit (read once by a caller saving many); keys in `ignored` change
+    no version."""
     editing = open_diagram(user, diagram_id)
     diagram = editing.diagram
     ensure_version(diagram, if_match, expected_version)
     data = fields(diagram)
     if "content" in data or "diagram_type" in data:
         ensure_content_fits(data.get("content", diagram.content or ""), data.get("diagram_type", diagram.diagram_type))
-    history = plan_change(editing, State.of(diagram).updated(data), user.id, source, limit_of or revision_limit(user))
+    history = plan_change(editing, State.of(diagram).updated(data), user.id, source,
+                          limit_of or revision_limit(editing.payer))
     growth = content_growth(diagram, data)  # before any attribute changes: the stored sizes still hold
     if charge:
-        ensure_room(user, {"storage": history.charged(growth) if history else growth})
+        ensure_room(editing.payer, {"storage": history.charged(growth) if history else growth})
     write_change(diagram, data, history, ignored)
     return Saved(diagram, history, growth)
 

@@ -24,8 +24,11 @@ from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.content import Diagram, Project
 from ...models.history import SOURCE_API, SOURCE_CREATE, SOURCE_EDIT, DiagramRevision
+from ...models.workspaces import EDITOR, Membership, Workspace
 from ..billing.plans import plan_for
 from ..billing.quotas import row_overhead
+from ..content.access import ensure_role
+from ..workspaces.billing import payer
 from .diffs import line_changes
 
 AMENDABLE_SOURCES = frozenset({SOURCE_EDIT, SOURCE_API})
@@ -39,10 +42,14 @@ HEAD_COLUMNS = (DiagramRevision.id, DiagramRevision.number, DiagramRevision.labe
 # The statements of every save, built once (building them costs more than running them on SQLite).
 _NEWEST = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
            .correlate(Diagram).scalar_subquery())
-OPEN_DIAGRAM = (select(Diagram, *HEAD_COLUMNS).join(Project, Project.id == Diagram.project_id)
+OPEN_DIAGRAM = (select(Diagram, Membership.role, Workspace.billing_owner_id, *HEAD_COLUMNS)
+                .join(Project, Project.id == Diagram.project_id)
+                .join(Workspace, Workspace.id == Project.workspace_id)
+                .join(Membership, and_(Membership.workspace_id == Workspace.id,
+                                       Membership.user_id == bindparam("user_id")))
                 .outerjoin(DiagramRevision, and_(DiagramRevision.diagram_id == Diagram.id,
                                                  DiagramRevision.number >= _NEWEST - 1))
-                .where(Diagram.id == bindparam("diagram_id"), Project.user_id == bindparam("user_id"))
+                .where(Diagram.id == bindparam("diagram_id"))
                 .order_by(DiagramRevision.number.desc()))
 AMENDED_COLUMNS = ("title", "diagram_type", "content", "content_size", "stored_size", "content_hash", "lines_added",
                    "lines_removed", "updated_at")
@@ -187,22 +194,27 @@ class Head(NamedTuple):
 
 @dataclass
 class Editing:
-    """A diagram opened for a change: the row, its two newest revisions (newest first)."""
+    """A diagram opened for a change: the row, its two newest revisions (newest first), and the account
+    whose plan limits the change (its workspace's billing owner)."""
 
     diagram: object
     head: list
+    payer: object
 
 
 def open_diagram(user, diagram_id):
-    """The caller's diagram with its two newest revisions, read in one statement (NotFound when it is not
-    the caller's). Nothing is locked: the diagram's UPDATE checks that the version read is still current
-    before any revision is written (Change.apply), else the save is read and planned again (`retrying`).
-    (A row lock would not do: a SELECT ... FOR UPDATE that waited returns the newer diagram row with the
-    revisions of its older snapshot.)"""
+    """The diagram with its two newest revisions and the account its plan limits (core/workspaces/
+    billing.py), read in one statement: NotFound when the caller is no member of its workspace, 403
+    insufficient_role below editor. Nothing is locked: the diagram's UPDATE checks that the version read is
+    still current before any revision is written (Change.apply), else the save is read and planned again
+    (`retrying`). (A row lock would not do: a SELECT ... FOR UPDATE that waited returns the newer diagram row
+    with the revisions of its older snapshot.)"""
     rows = db.session.execute(OPEN_DIAGRAM, {"diagram_id": str(diagram_id), "user_id": user.id}).all()
     if not rows:
         raise NotFound(_("Diagram not found"))
-    return Editing(rows[0][0], [Head(*row[1:]) for row in rows if row[1] is not None])
+    diagram, role, billing_owner_id = rows[0][:3]
+    ensure_role(role, EDITOR)
+    return Editing(diagram, [Head(*row[3:]) for row in rows if row[3] is not None], payer(user, billing_owner_id))
 
 
 def plan_change(editing, after, author_id, source, limit_of, at=None):
