@@ -80,8 +80,9 @@ def _visitable_link(token):
 
 
 def _owner_name(user_id):
-    """The owner's full name, or None: a public page never shows any part of the e-mail."""
-    owner = db.session.get(User, user_id)
+    """The link maker's full name, or None (also once their account is gone): a public page never shows any
+    part of the e-mail."""
+    owner = db.session.get(User, user_id) if user_id is not None else None
     if owner is None or not owner.full_name:
         return None
     return owner.full_name
