@@ -13,6 +13,7 @@ from .api.diagrams import routes as diagrams_routes
 from .api.files import routes as files_routes
 from .api.folders import routes as folders_routes
 from .api.health import routes as health_routes
+from .api.invitations import routes as invitations_routes
 from .api.integrations import routes as integrations_routes
 from .api.metrics import routes as metrics_routes
 from .api.mfa import routes as mfa_routes
@@ -64,6 +65,9 @@ BLUEPRINTS = (
     (billing_routes.webhooks_blp, "/webhooks"),
     (integrations_routes.blp, "/admin/integrations"),
     (audit_routes.blp, "/admin/audit-log"),
+    (invitations_routes.workspace_blp, "/workspaces"),
+    (invitations_routes.invitations_blp, "/invitations"),
+    (invitations_routes.links_blp, "/invite-links"),
 )
 
 

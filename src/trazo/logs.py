@@ -34,9 +34,11 @@ MAX_REQUEST_ID = 64
 # C1 controls and the Unicode line and paragraph separators.
 ESCAPED = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
 NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-# A share token is a bearer credential: a logged path keeps this many of its characters, then "…".
+# A share token is a bearer credential: a logged path keeps this many of its characters, then "…". So are
+# the tokens of workspace invitations and invite links (/invitations/<token>, /invite-links/<token>; the
+# ids of /workspaces/<id>/invitations/<id> are cut the same way, which costs nothing).
 SHARE_TOKEN_SHOWN = 6
-SHARE_TOKEN_IN_PATH = re.compile(r"(/shared/+)([^/]+)")
+SHARE_TOKEN_IN_PATH = re.compile(r"(/(?:shared|invitations|invite-links)/+)([^/]+)")
 # What follows /files/ in a files API path is the user's own file path: logged as its template.
 FILE_PATH_IN_PATH = re.compile(r"(/projects/+[^/]+/+files/+).+", re.DOTALL)
 FILE_PATH_TEMPLATE = "{path}"
@@ -71,7 +73,7 @@ def _escape(match):
 
 
 def loggable_path(path):
-    """`path` as logs may keep it: a share token cut to its first SHARE_TOKEN_SHOWN characters and "…", a
+    """`path` as logs may keep it: a share (or invitation, or invite-link) token cut to its first SHARE_TOKEN_SHOWN characters and "…", a
     files API file path replaced by "{path}" (`/api/v1/projects/<id>/files/{path}`)."""
     path = FILE_PATH_IN_PATH.sub(lambda found: found.group(1) + FILE_PATH_TEMPLATE, path)
     return SHARE_TOKEN_IN_PATH.sub(_shortened_token, path)

@@ -1,0 +1,1 @@
+"""Invitations by e-mail and invite links to team workspaces (docs/teams.md, "Invitations and invite links")."""
