@@ -8,7 +8,8 @@ response body run, and returns it as `X-Request-ID` on every response. Log recor
 
 A text log line is always one line: control characters are written as escapes (`OneLineFormatter`).
 Paths are logged (gunicorn's access and error logs, Sentry events) without what is secret or user content
-in them: a share token keeps its first characters, a files API path becomes `{path}` (`loggable_path`).
+in them: a share, invitation or invite-link token keeps its first characters, a files API path becomes
+`{path}` (`loggable_path`).
 
 This module sits in the lowest layer (standard library and third-party packages only): gunicorn.conf.py
 loads it on its own, without the application, for gunicorn's access and error logs (text or JSON).
