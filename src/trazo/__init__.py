@@ -13,8 +13,8 @@ from .api.diagrams import routes as diagrams_routes
 from .api.files import routes as files_routes
 from .api.folders import routes as folders_routes
 from .api.health import routes as health_routes
-from .api.invitations import routes as invitations_routes
 from .api.integrations import routes as integrations_routes
+from .api.invitations import routes as invitations_routes
 from .api.metrics import routes as metrics_routes
 from .api.mfa import routes as mfa_routes
 from .api.oauth import routes as oauth_routes

@@ -74,7 +74,8 @@ def _escape(match):
 
 
 def loggable_path(path):
-    """`path` as logs may keep it: a share (or invitation, or invite-link) token cut to its first SHARE_TOKEN_SHOWN characters and "…", a
+    """`path` as logs may keep it: a share (or invitation, or invite-link) token cut to its first
+    SHARE_TOKEN_SHOWN characters and "…", a
     files API file path replaced by "{path}" (`/api/v1/projects/<id>/files/{path}`)."""
     path = FILE_PATH_IN_PATH.sub(lambda found: found.group(1) + FILE_PATH_TEMPLATE, path)
     return SHARE_TOKEN_IN_PATH.sub(_shortened_token, path)

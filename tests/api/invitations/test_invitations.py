@@ -111,7 +111,8 @@ def test_only_the_invited_address_may_accept_and_the_preview_hides_it_from_other
     detail = error_detail(stranger.post(f"/invitations/{token}/accept"), 403, "invitation_email_mismatch")
     assert detail == "This invitation was sent to another e-mail address"
     spanish = stranger.post(f"/invitations/{token}/accept", lang="es")
-    assert error_detail(spanish, 403, "invitation_email_mismatch") == "Esta invitación se envió a otra dirección de correo"
+    assert (error_detail(spanish, 403, "invitation_email_mismatch")
+            == "Esta invitación se envió a otra dirección de correo")
     assert error_detail(stranger.get("/projects", token=None), 401)
     # Still valid for the right person.
     assert other_user.post(f"/invitations/{token}/accept").status_code == 200

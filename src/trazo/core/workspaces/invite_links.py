@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import func, or_, select, update
 
 from ...errors import Conflict, NotFound, found_or_404
 from ...extensions import db
