@@ -27,6 +27,8 @@ OBJECT_DETAILS = {
     ("post", "/api/v1/ai/improve-diagram", "422"), ("post", "/api/v1/ai/improve-diagram", "502"),
     ("post", "/api/v1/diagrams/{diagram_id}/fix", "422"), ("post", "/api/v1/diagrams/{diagram_id}/fix", "502"),
     ("post", "/api/v1/diagrams/convert", "422"), ("post", "/api/v1/diagrams/convert", "502"),
+    ("post", "/api/v1/invitations/{token}/accept", PLAN_LIMIT),
+    ("post", "/api/v1/invite-links/{token}/join", PLAN_LIMIT),
 }
 
 
