@@ -66,6 +66,9 @@ ROUTES = """
     DELETE /folders/{folder_id}                                  write
     GET /folders/{folder_id}                                     read
     PUT /folders/{folder_id}                                     write
+    GET /invitations/{token}                                     refused
+    POST /invitations/{token}/accept                             refused
+    POST /invite-links/{token}/join                              refused
     GET /mfa/admin/users                                         refused
     GET /mfa/admin/users/export                                  refused
     POST /mfa/admin/users/{user_id}/reset-mfa                    refused
@@ -132,6 +135,12 @@ ROUTES = """
     POST /users/reset-password-confirm                           public
     POST /users/reset-password-request                           public
     POST /webhooks/{provider}                                    public
+    GET /workspaces/{workspace_id}/invitations                   refused
+    POST /workspaces/{workspace_id}/invitations                  refused
+    DELETE /workspaces/{workspace_id}/invitations/{invitation_id} refused
+    GET /workspaces/{workspace_id}/invite-links                  refused
+    POST /workspaces/{workspace_id}/invite-links                 refused
+    DELETE /workspaces/{workspace_id}/invite-links/{link_id}     refused
 """
 TABLE = {tuple(line.split()[:2]): line.split()[2] for line in ROUTES.strip().splitlines()}
 SAMPLES = {"fmt": "svg", "file_path": "docs/flow.mmd", "number": "1", "provider": "google", "provider_index": "0",
