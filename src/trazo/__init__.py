@@ -24,6 +24,7 @@ from .api.revisions import routes as revisions_routes
 from .api.shares import routes as shares_routes
 from .api.tokens import routes as tokens_routes
 from .api.users import routes as users_routes
+from .api.workspaces import routes as workspaces_routes
 from .cli import register_commands
 from .config import load_config
 from .core.content import revalidations
@@ -64,6 +65,7 @@ BLUEPRINTS = (
     (billing_routes.webhooks_blp, "/webhooks"),
     (integrations_routes.blp, "/admin/integrations"),
     (audit_routes.blp, "/admin/audit-log"),
+    (workspaces_routes.blp, "/workspaces"),
 )
 
 
