@@ -17,11 +17,6 @@ def test_a_new_account_lists_only_its_personal_workspace(user):
     assert personal["billing_owner_id"] == user.id and personal["name"] == "Personal"
 
 
-def test_the_personal_workspace_name_follows_the_language(user):
-    assert user.get("/workspaces", lang="es").json[0]["name"] == "Personal"  # same word, translated entry
-    assert user.get("/workspaces", lang="en").json[0]["kind"] == "personal"
-
-
 def test_creating_a_team_makes_the_caller_its_owner_and_billing_owner(user):
     response = user.post("/workspaces", json={"name": "  Platform  "})
     assert response.status_code == 201, response.json

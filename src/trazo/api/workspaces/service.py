@@ -7,7 +7,6 @@ from flask_babel import gettext as _
 from sqlalchemy import case, func, select
 
 from ...core.workspaces import roles, teams
-from ...core.workspaces.personal import PERSONAL_NAME
 from ...errors import found_or_404
 from ...extensions import db
 from ...models import User
@@ -37,13 +36,9 @@ def _listed(user, workspace_id=None):
                  .order_by(case((Workspace.kind == PERSONAL, 0), else_=1), func.lower(Workspace.name), Workspace.id))
     if workspace_id is not None:
         statement = statement.where(Workspace.id == str(workspace_id))
-    return [ListedWorkspace(workspace.id, _shown_name(workspace), workspace.kind, role, count,
+    return [ListedWorkspace(workspace.id, workspace.name, workspace.kind, role, count,
                             workspace.billing_owner_id, workspace.created_at)
             for workspace, role, count in db.session.execute(statement)]
-
-
-def _shown_name(workspace):
-    return _("Personal") if workspace.kind == PERSONAL and workspace.name == PERSONAL_NAME else workspace.name
 
 
 def list_workspaces(user):
