@@ -80,7 +80,7 @@ def test_the_ending_event_follows_the_language_of_the_request(user, other_user, 
     first = next(chunks)
     assert other_user.post(f"/workspaces/{team['id']}/leave").status_code == 200
     events, _ = parse_sse(first.decode() + b"".join(chunks).decode())
-    assert events[-1]["message"] == "Ya no tienes acceso a esta sesión de chat."
+    assert events[-1]["message"] == "Ya no tiene acceso a esta sesión de chat."
 
 
 def test_a_stream_whose_access_holds_runs_to_its_end_through_many_checks(other_user, team, team_diagram, member_ai,
