@@ -25,7 +25,7 @@ from .fakes.oauth import GitHubProvider, OidcProvider
 from .fakes.resend import ResendApi
 from .fakes.smtp import SmtpSink
 from .fakes.stripe import SECRET_KEY, WEBHOOK_SECRET, FakeStripe
-from .helpers import PASSWORD, ApiClient, create_diagram, create_folder, create_project
+from .helpers import PASSWORD, ApiClient, create_diagram, create_folder, create_project, set_role, team_members
 
 _addresses = itertools.count(1)
 
@@ -332,3 +332,21 @@ def empty_render_cache(app):
     yield
     render_cache.clear(app.config.get("REDIS_URL"))
     raster.forget()
+
+
+# -- teams (docs/teams.md) ------------------------------------------------------------------
+
+@pytest.fixture
+def make_team(app):
+    """Create a team workspace over HTTP as `owner` (its owner and billing owner), then give `members` their
+    roles straight in the database: make_team(owner, members={user.id: "editor"}) or
+    make_team(owner, members=[(user, "editor"), (other_user, "viewer")]). Answers the workspace's JSON."""
+
+    def factory(owner, members=None, name="Team"):
+        response = owner.post("/workspaces", json={"name": name})
+        assert response.status_code == 201, response.get_json()
+        for member, role in team_members(members):
+            set_role(app, response.json["id"], member, role)
+        return response.json
+
+    return factory

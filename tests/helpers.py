@@ -3,6 +3,9 @@ shared links and AI providers made over HTTP."""
 import threading
 from dataclasses import dataclass, field
 
+from trazo.extensions import db
+from trazo.models.workspaces import Membership
+
 PASSWORD = "Sturdy-Passw0rd!"
 NEW_PASSWORD = "Renewed#Secret-2026"
 API = "/api/v1"
@@ -138,3 +141,24 @@ def at_once(count, action):
     for thread in threads:
         thread.join()
     return sorted(results)
+
+
+# -- teams (docs/teams.md) ---------------------------------------------------------------
+
+def set_role(app, workspace_id, member, role):
+    """Make `member` (an ApiClient or a user id) a member of `workspace_id` with `role`, straight in the
+    database (no invitation, no members limit, no log entry): a test's arrangement, not a way in."""
+    user_id = getattr(member, "id", member)
+    with app.app_context():
+        membership = db.session.get(Membership, (workspace_id, user_id))
+        if membership is None:
+            db.session.add(Membership(workspace_id=workspace_id, user_id=user_id, role=role))
+        else:
+            membership.role = role
+        db.session.commit()
+        db.session.remove()
+
+
+def team_members(members):
+    """(member, role) pairs of a `members` argument: a dict {user id: role} or pairs (ApiClient or id, role)."""
+    return list(members.items()) if isinstance(members, dict) else list(members or ())

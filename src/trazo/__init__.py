@@ -25,6 +25,7 @@ from .api.revisions import routes as revisions_routes
 from .api.shares import routes as shares_routes
 from .api.tokens import routes as tokens_routes
 from .api.users import routes as users_routes
+from .api.workspaces import routes as workspaces_routes
 from .cli import register_commands
 from .config import load_config
 from .core.content import revalidations
@@ -68,6 +69,7 @@ BLUEPRINTS = (
     (invitations_routes.workspace_blp, "/workspaces"),
     (invitations_routes.invitations_blp, "/invitations"),
     (invitations_routes.links_blp, "/invite-links"),
+    (workspaces_routes.blp, "/workspaces"),
 )
 
 

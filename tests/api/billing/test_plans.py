@@ -4,7 +4,7 @@ import pytest
 from ...helpers import UNKNOWN_ID, error_detail, validation_errors
 
 PLAN_FIELDS = {"id", "name", "code", "description", "price_usd", "max_projects", "max_diagrams", "max_storage_mb",
-               "max_revisions_per_diagram", "max_labelled_revisions_per_diagram",
+               "max_revisions_per_diagram", "max_labelled_revisions_per_diagram", "max_members",
                "is_active", "is_free", "prices", "created_at", "updated_at"}
 
 

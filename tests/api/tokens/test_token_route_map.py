@@ -141,6 +141,17 @@ ROUTES = """
     GET /workspaces/{workspace_id}/invite-links                  refused
     POST /workspaces/{workspace_id}/invite-links                 refused
     DELETE /workspaces/{workspace_id}/invite-links/{link_id}     refused
+    GET /workspaces                                              refused
+    POST /workspaces                                             refused
+    DELETE /workspaces/{workspace_id}                            refused
+    GET /workspaces/{workspace_id}                               refused
+    PUT /workspaces/{workspace_id}                               refused
+    GET /workspaces/{workspace_id}/audit-log                     refused
+    PUT /workspaces/{workspace_id}/billing-owner                 refused
+    POST /workspaces/{workspace_id}/leave                        refused
+    GET /workspaces/{workspace_id}/members                       refused
+    DELETE /workspaces/{workspace_id}/members/{member_id}        refused
+    PUT /workspaces/{workspace_id}/members/{member_id}           refused
 """
 TABLE = {tuple(line.split()[:2]): line.split()[2] for line in ROUTES.strip().splitlines()}
 SAMPLES = {"fmt": "svg", "file_path": "docs/flow.mmd", "number": "1", "provider": "google", "provider_index": "0",

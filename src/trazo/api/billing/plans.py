@@ -174,7 +174,7 @@ def create_plan(data):
                 max_storage_mb=_limit(data.get("max_storage_mb")),
                 max_revisions_per_diagram=_limit(data.get("max_revisions_per_diagram")),
                 max_labelled_revisions_per_diagram=_limit(data.get("max_labelled_revisions_per_diagram")),
-                is_active=is_active)
+                max_members=_limit(data.get("max_members")), is_active=is_active)
     _set_amounts(plan, amounts)
     _store(plan, changes)
     db.session.add(plan)
@@ -222,7 +222,7 @@ def update_plan(plan_id, data):
         if field in data:
             setattr(plan, field, data[field])
     for field in ("max_projects", "max_diagrams", "max_storage_mb", "max_revisions_per_diagram",
-                  "max_labelled_revisions_per_diagram"):
+                  "max_labelled_revisions_per_diagram", "max_members"):
         if field in data:
             setattr(plan, field, _limit(data[field]))
     _set_amounts(plan, amounts)

@@ -19,6 +19,8 @@ REVISIONS_DOC = {"description": "revisions kept per diagram before the oldest un
                                 "-1 or null = unlimited"}
 LABELLED_DOC = {"description": "named revisions a diagram may hold (they are never pruned; one more is refused "
                                "with 409); -1 or null = unlimited"}
+MEMBERS_DOC = {"description": "members of each team workspace whose billing owner has the plan, owners included "
+                              "(docs/teams.md); -1 or null = unlimited"}
 
 
 class PlanCode(ma.fields.String):
@@ -66,6 +68,7 @@ class PlanCreateSchema(BaseSchema):
     max_storage_mb = limit_field(load_default=None, metadata=STORAGE_DOC)
     max_revisions_per_diagram = limit_field(load_default=None, metadata=REVISIONS_DOC)
     max_labelled_revisions_per_diagram = limit_field(load_default=None, metadata=LABELLED_DOC)
+    max_members = limit_field(load_default=None, metadata=MEMBERS_DOC)
     prices = _prices(load_default=dict)
     is_active = ma.fields.Boolean(load_default=True)
 
@@ -82,6 +85,7 @@ class PlanUpdateSchema(BaseSchema):
     max_storage_mb = limit_field(metadata=STORAGE_DOC)
     max_revisions_per_diagram = limit_field(metadata=REVISIONS_DOC)
     max_labelled_revisions_per_diagram = limit_field(metadata=LABELLED_DOC)
+    max_members = limit_field(metadata=MEMBERS_DOC)
     prices = _prices()
     is_active = ma.fields.Boolean()
 
@@ -118,6 +122,8 @@ class PlanSchema(BaseSchema):
     max_storage_mb = ma.fields.Integer(allow_none=True, metadata={"description": "MiB; null = unlimited"})
     max_revisions_per_diagram = ma.fields.Integer(allow_none=True, metadata=REVISIONS_DOC)
     max_labelled_revisions_per_diagram = ma.fields.Integer(allow_none=True, metadata=LABELLED_DOC)
+    max_members = ma.fields.Integer(allow_none=True, metadata={
+        "description": "members of each team workspace billed to a subscriber (owners included); null = unlimited"})
     is_active = ma.fields.Boolean()
     is_free = ma.fields.Boolean()
     prices = Prices(attribute="amounts", keys=ma.fields.String(), values=ma.fields.Float(),

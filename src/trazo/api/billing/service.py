@@ -29,7 +29,7 @@ class AdministratorPlan:
     name: str
     description: str
     id = created_at = updated_at = max_projects = max_diagrams = max_storage_mb = max_revisions_per_diagram = None
-    max_labelled_revisions_per_diagram = None
+    max_labelled_revisions_per_diagram = max_members = None
     code = ADMIN_PLAN_CODE
     base_amount = 0
     amounts = MappingProxyType({})

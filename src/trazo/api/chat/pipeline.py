@@ -20,7 +20,7 @@ from ...services.ai.prompts import chat as chat_texts
 from ...services.ai.prompts.generation import repair_prompt
 from ...services.ai.replies import carries_diagram, has_start_marker, normalize_markers, split_reply, thinking_excerpt
 from ...services.ai.text import ThinkFilter
-from . import context, turns
+from . import context, service, turns
 from .context import CODE, TEXT
 from .sse import Channel, event_stream, sse_response, start_thread
 
@@ -227,12 +227,35 @@ def send_message(user, session_id, data):
     return run_turn(turn, Quiet(), streamed=False)
 
 
+def access_ended():
+    return {"type": "error", "message": _("You no longer have access to this chat session."),
+            "error_code": "access_ended"}
+
+
+def _access_check(app, user_id, turn):
+    """A stream's access check (sse.event_stream): None while the caller's session exists and they may read
+    its diagram, else the error event ending the stream; each check is one statement on a connection taken
+    for it and given back at once."""
+
+    def refusal():
+        with app.app_context(), force_locale(turn.locale):
+            try:
+                allowed = service.may_follow(user_id, turn.session_id)
+            finally:
+                db.session.remove()
+            return None if allowed else access_ended()
+
+    return refusal
+
+
 def stream_message(user, session_id, data):
     """The streamed route: checks and the user message first, then SSE fed by a worker thread
     (without a provider: mode, phase and an error event)."""
     turn = turns.start_turn(user, session_id, data)
     app = current_app._get_current_object()
     keepalive = app.config.get("SSE_KEEPALIVE_SECONDS", 15)
+    check_seconds = app.config.get("SSE_ACCESS_CHECK_SECONDS", 10)
+    refusal = _access_check(app, user.id, turn)
     db.session.close()  # the stream may last minutes: hold no connection meanwhile
     channel = Channel()
 
@@ -251,5 +274,5 @@ def stream_message(user, session_id, data):
             finally:
                 channel.finish()
 
-    return sse_response(event_stream(channel, lambda: start_thread(work), keepalive))
+    return sse_response(event_stream(channel, lambda: start_thread(work), keepalive, refusal, check_seconds))
 

@@ -2,13 +2,14 @@
 from dataclasses import dataclass
 
 from flask_babel import gettext as _
-from sqlalchemy import delete, func, select
+from sqlalchemy import and_, delete, func, select
 
 from ...core.content import access
 from ...errors import BadRequest, found_or_404
 from ...extensions import db
 from ...models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession
-from ...models.workspaces import VIEWER
+from ...models.content import Diagram, Project
+from ...models.workspaces import VIEWER, Membership
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,17 @@ def owned_session(user, session_id):
     return found_or_404(db.session.scalar(select(ChatSession).where(ChatSession.id == str(session_id),
                                                                     ChatSession.user_id == user.id)),
                         _("Chat session not found"))
+
+
+def may_follow(user_id, session_id):
+    """Whether the chat session `session_id` is still `user_id`'s and they are still a member of its diagram's
+    workspace (every role reads), in one statement: an open stream's access check (pipeline.py)."""
+    return db.session.scalar(select(ChatSession.id)
+                             .join(Diagram, Diagram.id == ChatSession.diagram_id)
+                             .join(Project, Project.id == Diagram.project_id)
+                             .join(Membership, and_(Membership.workspace_id == Project.workspace_id,
+                                                    Membership.user_id == ChatSession.user_id))
+                             .where(ChatSession.id == session_id, ChatSession.user_id == user_id)) is not None
 
 
 def owned_message(user, session_id, message_id):

@@ -2,12 +2,15 @@
 
 The reply is produced in a worker thread so the response can send a comment line whenever the
 provider is silent (slow first token, auto-fix retries). When the client goes away the WSGI
-server closes the response iterator; that cancels the worker, which stops the upstream call.
+server closes the response iterator; that cancels the worker, which stops the upstream call. A stream
+whose caller lost access to the session (left the workspace, removed, session deleted) ends with an `error`
+event at the next access check (docs/teams.md, "What leaving and deleting do").
 """
 import json
 import logging
 import queue
 import threading
+import time
 
 from flask import Response
 
@@ -73,18 +76,36 @@ class Channel:
                 log.debug("closing the upstream stream failed", exc_info=True)
 
 
-def event_stream(channel, start_worker, keepalive_seconds):
-    """Yield the worker's events as SSE text, a keep-alive comment after each silent interval."""
+def event_stream(channel, start_worker, keepalive_seconds, refusal=None, check_seconds=None):
+    """Yield the worker's events as SSE text, a keep-alive comment after each silent interval.
+
+    With `refusal` (a callable answering None, or the error event that ends the stream), it is asked every
+    `check_seconds` whether the caller may still follow the stream; the first refusal is the last event.
+    """
     start_worker()
     stream_opened()
+    now = time.monotonic()
+    spoken, next_check = now, (now + check_seconds if refusal else None)
     try:
         while True:
-            event = channel.next_event(keepalive_seconds)
+            wait = keepalive_seconds - (time.monotonic() - spoken)
+            if next_check is not None:
+                wait = min(wait, next_check - time.monotonic())
+            event = channel.next_event(max(wait, 0))
             if event is _FINISHED:
                 return
+            if next_check is not None and time.monotonic() >= next_check:
+                ended = refusal()
+                if ended is not None:
+                    yield sse_event(ended)
+                    return
+                next_check = time.monotonic() + check_seconds
             if event is None:
-                yield KEEP_ALIVE
+                if time.monotonic() - spoken >= keepalive_seconds:
+                    spoken = time.monotonic()
+                    yield KEEP_ALIVE
                 continue
+            spoken = time.monotonic()
             yield sse_event(event)
             if event.get("type") in TERMINAL_TYPES:
                 return

@@ -11,13 +11,12 @@ from ...core.accounts.session_tokens import issue_session_token
 from ...core.accounts.sign_in import sign_in
 from ...core.accounts.users import count_users, linked_identities, set_password
 from ...core.billing.plans import ensure_account_deletable, plan_summary
-from ...core.content.revalidations import ending_links
+from ...core.workspaces.departure import before_account_deletion
 from ...errors import AccountLocked, BadRequest, Forbidden, Unauthorized
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
 from ...models.security import OAuthIdentity
-from ...models.sharing import SharedLink
 from ...models.user import ROLE_ADMIN
 from ...ratelimit import Lockout
 
@@ -145,7 +144,7 @@ def delete_account(user, phrase, password=None):
     if user.is_admin and _admins() <= 1:
         raise Forbidden(_("Cannot delete the only administrator account."))
     ensure_account_deletable(user)
-    ending_links(SharedLink.user_id == user.id)
+    before_account_deletion(user)  # its personal workspace goes, team ones are deleted or handed on
     db.session.delete(user)
     db.session.commit()
     audit.record("account_deleted", user=user)
