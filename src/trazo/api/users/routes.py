@@ -95,8 +95,10 @@ class Me(MethodView):
     @blp.response(200, MessageSchema)
     @blp.alt_response(403, schema=ErrorSchema,
                       description="Wrong password, no recent sign-in, or the only administrator")
+    @blp.alt_response(409, schema=ErrorSchema, description="The last owner of team workspaces others still use: "
+                      "the detail names them (docs/teams.md)")
     def delete(self, data):
-        """Delete my account and everything it owns"""
+        """Delete my account, its personal workspace and the team workspaces only it belongs to"""
         return service.delete_account(current_user, data["confirmation_phrase"],
                                       data.get("password") or data.get("current_password"))
 

@@ -10,6 +10,7 @@ from ...errors import BadRequest, Conflict, found_or_404
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.workspaces import ADMIN, OWNER, PERSONAL, TEAM, Workspace
+from ..billing.quotas import lock_account
 from ..content.access import ensure_role, role_in
 from .departure import delete_workspaces
 from .members import add_member, lock_workspace, record_event
@@ -25,7 +26,9 @@ def member_workspace(user, workspace_id, need):
 
 
 def create_team(user, name):
-    """A team workspace, the caller its owner and billing owner (logged workspace_created). The caller commits."""
+    """A team workspace, the caller its owner and billing owner (logged workspace_created). The caller commits.
+    Counted under the account's lock, so concurrent creations cannot pass MAX_TEAM_WORKSPACES."""
+    lock_account(user.id)
     owned = db.session.scalar(select(func.count()).select_from(Workspace)
                               .where(Workspace.kind == TEAM, Workspace.billing_owner_id == user.id))
     if owned >= MAX_TEAM_WORKSPACES:
