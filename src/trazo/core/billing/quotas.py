@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import Select, func, select, text
+from sqlalchemy import ColumnElement, Select, func, select, text
 
 from ...errors import Forbidden
 from ...extensions import db
@@ -55,7 +55,7 @@ class Counts:
         return self.content_bytes + self.history_bytes + self.overhead_bytes
 
 
-def _billed(user_id: str):
+def _billed(user_id: str) -> ColumnElement[bool]:
     """The condition on Project: in a workspace `user_id` is billing owner of (docs/teams.md)."""
     return Project.workspace_id.in_(select(Workspace.id).where(Workspace.billing_owner_id == user_id))
 
