@@ -8,6 +8,7 @@ from flask.views import MethodView
 from ...auth import current_user, user_or_address
 from ...errors import PLAN_LIMIT_DOC, ErrorSchema, ObjectErrorSchema, error_doc
 from ...extensions import limiter
+from ...models.workspaces import ADMIN, EDITOR, VIEWER
 from ...ratelimit import limit
 from ..blueprint import Blueprint
 from ..common import MessageSchema
@@ -47,7 +48,8 @@ class Projects(MethodView):
         return service.create_project(current_user, data)
 
 
-@blp.route("/<project_id>", not_found="Project not found")
+@blp.route("/<project_id>", not_found="Project not found",
+           role={"GET": VIEWER, "PUT": EDITOR, "DELETE": ADMIN})
 class ProjectItem(MethodView):
     @blp.response(200, ProjectWithDiagramsSchema)
     def get(self, project_id):
@@ -71,7 +73,7 @@ def _succeeded(response):
     return response.status_code < 400
 
 
-@blp.route("/<project_id>/export", not_found="Project or folder not found")
+@blp.route("/<project_id>/export", not_found="Project or folder not found", role=VIEWER)
 @limiter.limit(limit("EXPORT"), key_func=user_or_address, deduct_when=_succeeded)
 @blp.arguments(ExportQuerySchema, location="query")
 @blp.response(200, description="The ZIP archive or the Markdown document", content_type="application/zip")
@@ -80,7 +82,7 @@ def export(query, project_id):
     return exporting.export_response(current_user, project_id, query)
 
 
-@blp.route("/<project_id>/export/summary", not_found="Project or folder not found")
+@blp.route("/<project_id>/export/summary", not_found="Project or folder not found", role=VIEWER)
 @limiter.limit(limit("EXPORT_SUMMARY"), key_func=user_or_address, deduct_when=_succeeded)
 @blp.arguments(ExportQuerySchema, location="query")
 @blp.response(200, ExportSummarySchema)
@@ -93,7 +95,7 @@ def _dry_run():
     return request.args.get("dry_run", "").strip().lower() in TRUE_VALUES
 
 
-@blp.route("/<project_id>/import", methods=["POST"], not_found="Project or folder not found")
+@blp.route("/<project_id>/import", methods=["POST"], not_found="Project or folder not found", role=EDITOR)
 @limiter.limit(limit("IMPORT"), key_func=user_or_address, scope="import", exempt_when=_dry_run)
 @limiter.limit(limit("IMPORT_PREVIEW"), key_func=user_or_address, scope="import-preview",
                exempt_when=lambda: not _dry_run())
