@@ -23,6 +23,7 @@ from .schemas import (
     ProjectCreateSchema,
     ProjectListQuerySchema,
     ProjectSchema,
+    ProjectTransferSchema,
     ProjectUpdateSchema,
     ProjectWithDiagramsSchema,
 )
@@ -66,6 +67,16 @@ class ProjectItem(MethodView):
     def delete(self, project_id):
         """Delete a project with its folders and diagrams"""
         return service.delete_project(current_user, project_id)
+
+
+@blp.route("/<project_id>/transfer", methods=["POST"], not_found="Project or workspace not found", role=ADMIN)
+@blp.arguments(ProjectTransferSchema)
+@blp.response(200, ProjectSchema)
+@blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
+@blp.alt_response(409, schema=ErrorSchema, description="The project already belongs to that workspace")
+def transfer(data, project_id):
+    """Move a project to another workspace (admin here, editor there; the target's limits apply)"""
+    return service.transfer_project(current_user, project_id, data["workspace_id"])
 
 
 def _succeeded(response):
