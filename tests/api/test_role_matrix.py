@@ -103,7 +103,7 @@ REQUESTS = {
     ("POST", "/diagrams/{diagram_id}/fix"): (lambda o: {"json": {}}, 400),  # past the access check: no provider
     ("POST", "/shared-links"): (lambda o: {"json": {"diagram_id": o.diagram_id}}, 201),
     ("GET", "/shared-links/diagram/{diagram_id}"): (lambda o: {}, 200),
-    ("PUT", "/shared-links/{link_id}"): (lambda o: {"json": {"allow_copy": False}}, 200),
+    ("PUT", "/shared-links/{link_id}"): (lambda o: {"json": {"allow_copy_code": False}}, 200),
     ("DELETE", "/shared-links/{link_id}"): (lambda o: {}, 200),
     ("POST", "/prompt-history"): (lambda o: {"json": {"prompt_text": "Draw a login flow", "operation_type": "creation",
                                                       "diagram_id": o.diagram_id}}, 201),
