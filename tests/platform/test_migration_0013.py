@@ -90,7 +90,8 @@ def _previous_release_data(connection):
     connection.execute(sa.insert(REVISIONS), [
         {"id": _id(), "diagram_id": diagrams[key], "number": 1, "title": key, "diagram_type": TYPES[key],
          "content": blobs[key], "content_size": len(CONTENT[key].encode()), "stored_size": len(blobs[key]),
-         "content_hash": hashlib.sha256(CONTENT[key].encode()).hexdigest(), "lines_added": len(CONTENT[key].splitlines()),
+         "content_hash": hashlib.sha256(CONTENT[key].encode()).hexdigest(),
+         "lines_added": len(CONTENT[key].splitlines()),
          "lines_removed": 0, "author_id": author, "source": "create", "created_at": NOW, "updated_at": NOW}
         for key, (_project, _folder, author) in places.items()])
     link_token = secrets.token_urlsafe(32)
@@ -132,7 +133,8 @@ def _reachable_as_before(app, data):
         assert {project["id"] for project in projects} == {data["projects"][key][1] for key in own}
         if f"{API}/workspaces" in spec_paths:  # the workspaces routes (issue 27), once merged
             listed = web.get(f"{API}/workspaces", headers=headers).json
-            assert [(item["id"], item["kind"], item["role"]) for item in listed] == [(workspace_id, "personal", "owner")]
+            assert [(item["id"], item["kind"], item["role"]) for item in listed] == [
+                (workspace_id, "personal", "owner")]
         for key, diagram_id in data["diagrams"].items():
             answer = web.get(f"{API}/diagrams/{diagram_id}", headers=headers)
             if not key.startswith(name):
