@@ -53,8 +53,7 @@ def recent():
     return service.recent_diagrams(current_user)
 
 
-@blp.route("/<diagram_id>", not_found="Diagram not found", role={"GET": VIEWER, "PUT": EDITOR, "PATCH": EDITOR,
-                                                               "DELETE": EDITOR})
+@blp.route("/<diagram_id>", not_found="Diagram not found", role={"GET": VIEWER, "PUT": EDITOR, "DELETE": EDITOR})
 class DiagramItem(MethodView):
     @blp.response(200, DiagramSchema, headers={"ETag": {"schema": {"type": "string"}}})
     def get(self, diagram_id):

@@ -1,4 +1,4 @@
-"""Moving a project to another workspace (docs/teams.md, "Transferring a project").
+"""Moving a project to another workspace (docs/teams.md, "Leaving, removal and deletion": transferring).
 
 The caller is an admin of the project's workspace and an editor of the target (not a member of the
 target: 404). The project then counts against the target's billing owner, whose limits apply to its
