@@ -6,6 +6,7 @@ upgraded to head: through an application on that database everything is reachabl
 0012 keeps the data, and upgrading again works.
 """
 import hashlib
+import logging.config
 import os
 import secrets
 import uuid
@@ -53,6 +54,13 @@ LINKS = _table("shared_links", "id", "diagram_id", "user_id", "token", "access_t
                "created_at", "updated_at")
 TOKENS = _table("personal_access_tokens", "id", "user_id", "name", "token_hash", "prefix", "scopes",
                 "seen_addresses", "created_at")
+
+
+@pytest.fixture(autouse=True)
+def keep_logging(monkeypatch):
+    """migrations/env.py configures logging from alembic.ini, which disables the loggers already there (the
+    later tests' caplog would see nothing): the suite's logging stays as it is."""
+    monkeypatch.setattr(logging.config, "fileConfig", lambda *_args, **_kwargs: None)
 
 
 def _id():
