@@ -124,7 +124,9 @@ def _personal_workspaces():
                           sa.column('updated_at', sa.DateTime(timezone=True)))
     members = sa.table('workspace_members', sa.column('workspace_id'), sa.column('user_id'), sa.column('role'),
                        sa.column('joined_at', sa.DateTime(timezone=True)))
-    users = connection.execute(sa.text('SELECT id, created_at FROM users ORDER BY id')).all()
+    # Typed, so SQLite's stored text comes back as a datetime the typed insert below accepts.
+    users = connection.execute(sa.text('SELECT id, created_at FROM users ORDER BY id')
+                               .columns(id=sa.String(), created_at=sa.DateTime(timezone=True))).all()
     now = datetime.now(UTC)
     for start in range(0, len(users), 1000):
         chunk = [(str(uuid.uuid4()), user_id, created_at or now) for user_id, created_at in users[start:start + 1000]]

@@ -23,6 +23,7 @@ OBJECT_DETAILS = {
     ("post", "/api/v1/projects/{project_id}/import", "500"),
     ("put", "/api/v1/projects/{project_id}/files/{file_path}", PLAN_LIMIT),
     ("post", "/api/v1/projects/{project_id}/sync", PLAN_LIMIT),
+    ("post", "/api/v1/projects/{project_id}/transfer", PLAN_LIMIT),
     ("post", "/api/v1/ai/generate-diagram", "422"), ("post", "/api/v1/ai/generate-diagram", "502"),
     ("post", "/api/v1/ai/improve-diagram", "422"), ("post", "/api/v1/ai/improve-diagram", "502"),
     ("post", "/api/v1/diagrams/{diagram_id}/fix", "422"), ("post", "/api/v1/diagrams/{diagram_id}/fix", "502"),

@@ -103,6 +103,7 @@ ROUTES = """
     POST /projects/{project_id}/folders                          write
     POST /projects/{project_id}/import                           write
     POST /projects/{project_id}/sync                             write
+    POST /projects/{project_id}/transfer                         write
     GET /prompt-history                                          read
     POST /prompt-history                                         write
     DELETE /prompt-history/{entry_id}                            write

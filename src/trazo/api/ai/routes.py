@@ -6,6 +6,7 @@ from ...auth import current_user, user_or_address
 from ...errors import CodedErrorSchema, ObjectErrorSchema, ValidationErrorSchema, error_doc
 from ...extensions import limiter
 from ...i18n import language_from_body
+from ...models.workspaces import EDITOR
 from ...ratelimit import limit
 from ..blueprint import Blueprint
 from . import service, settings
@@ -166,7 +167,7 @@ def refine_description(data):
 
 # -- fix and convert (mounted on /diagrams) ---------------------------------------------------
 
-@diagram_blp.route("/<diagram_id>/fix", methods=["POST"], not_found=NO_DIAGRAM_OR_PROVIDER)
+@diagram_blp.route("/<diagram_id>/fix", methods=["POST"], not_found=NO_DIAGRAM_OR_PROVIDER, role=EDITOR)
 @provider_call(diagram_blp, FixRequestSchema, FixResultSchema, code_result=True)
 def fix_diagram(data, diagram_id):
     """Repair the syntax of a diagram with AI (nothing is saved)"""

@@ -5,6 +5,7 @@ from ...auth import current_user, user_or_address
 from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...i18n import language_from_body
+from ...models.workspaces import VIEWER
 from ...ratelimit import limit
 from ..blueprint import Blueprint
 from ..common import MessageSchema
@@ -30,7 +31,7 @@ SESSION_NOT_FOUND = "Chat session not found"
 FINISHED = "The session is finished"
 
 
-@blp.route("", not_found="Diagram not found")
+@blp.route("", not_found="Diagram not found", role=VIEWER)
 class Sessions(MethodView):
     @blp.arguments(SessionQuerySchema, location="query")
     @blp.response(200, ChatSessionSchema(many=True))
@@ -52,7 +53,7 @@ def provider_usage():
     return service.provider_usage(current_user)
 
 
-@blp.route("/<session_id>", not_found=SESSION_NOT_FOUND)
+@blp.route("/<session_id>", not_found=SESSION_NOT_FOUND, role=VIEWER)
 class Session(MethodView):
     @blp.response(200, SessionDetailSchema)
     def get(self, session_id):
@@ -71,7 +72,7 @@ class Session(MethodView):
         return service.delete_session(current_user, session_id)
 
 
-@blp.route("/<session_id>/model", methods=["PUT"], not_found=SESSION_NOT_FOUND)
+@blp.route("/<session_id>/model", methods=["PUT"], not_found=SESSION_NOT_FOUND, role=VIEWER)
 @blp.arguments(ModelChoiceSchema)
 @blp.response(200, ChatSessionSchema)
 def choose_model(data, session_id):
@@ -80,7 +81,7 @@ def choose_model(data, session_id):
 
 
 @blp.route("/<session_id>/messages", methods=["POST"],
-           not_found="Chat session not found, or no AI provider is configured (the message is kept)")
+           not_found="Chat session not found, or no AI provider is configured (the message is kept)", role=VIEWER)
 @language_from_body
 @send_limit
 @blp.arguments(SendMessageSchema)
@@ -91,7 +92,7 @@ def send_message(data, session_id):
     return pipeline.send_message(current_user, session_id, data)
 
 
-@blp.route("/<session_id>/messages/stream", methods=["POST"], not_found=SESSION_NOT_FOUND)
+@blp.route("/<session_id>/messages/stream", methods=["POST"], not_found=SESSION_NOT_FOUND, role=VIEWER)
 @language_from_body
 @send_limit
 @blp.arguments(SendMessageSchema)
@@ -104,7 +105,8 @@ def stream_message(data, session_id):
     return pipeline.stream_message(current_user, session_id, data)
 
 
-@blp.route("/<session_id>/messages/<message_id>", methods=["DELETE"], not_found="Chat session or message not found")
+@blp.route("/<session_id>/messages/<message_id>", methods=["DELETE"], not_found="Chat session or message not found",
+           role=VIEWER)
 @blp.response(200, MessageSchema)
 def delete_message(session_id, message_id):
     """Delete a message of a chat session"""
@@ -112,7 +114,7 @@ def delete_message(session_id, message_id):
 
 
 @blp.route("/<session_id>/messages/<message_id>/status", methods=["PUT"],
-           not_found="Chat session or message not found")
+           not_found="Chat session or message not found", role=VIEWER)
 @blp.arguments(MessageStatusSchema)
 @blp.response(200, ChatMessageSchema)
 @blp.alt_response(400, schema=ErrorSchema, description="No proposed diagram, or already decided")

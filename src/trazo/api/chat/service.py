@@ -29,9 +29,14 @@ class SessionDetail:
 
 
 def owned_session(user, session_id):
-    """The caller's chat session `session_id`, or NotFound (another user's session included)."""
-    return found_or_404(db.session.scalar(select(ChatSession).where(ChatSession.id == str(session_id),
-                                                                    ChatSession.user_id == user.id)),
+    """The caller's chat session `session_id` while they still read its diagram (a member of its workspace:
+    every role includes viewer), or NotFound (another user's session, or one whose access ended)."""
+    return found_or_404(db.session.scalar(select(ChatSession)
+                                          .join(Diagram, Diagram.id == ChatSession.diagram_id)
+                                          .join(Project, Project.id == Diagram.project_id)
+                                          .join(Membership, and_(Membership.workspace_id == Project.workspace_id,
+                                                                 Membership.user_id == user.id))
+                                          .where(ChatSession.id == str(session_id), ChatSession.user_id == user.id)),
                         _("Chat session not found"))
 
 

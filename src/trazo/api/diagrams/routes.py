@@ -10,6 +10,7 @@ from flask.views import MethodView
 from ...auth import current_user, user_or_address
 from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema, VersionConflictSchema
 from ...extensions import limiter
+from ...models.workspaces import EDITOR, VIEWER
 from ...ratelimit import limit
 from ..blueprint import Blueprint
 from ..common import (
@@ -35,7 +36,8 @@ project_diagrams_blp = Blueprint("project_diagrams", __name__, description="Diag
 STALE_DOC = "The diagram changed since the version If-Match (or expected_version) names"
 
 
-@project_diagrams_blp.route("/<project_id>/diagrams", methods=["POST"], not_found="Project or folder not found")
+@project_diagrams_blp.route("/<project_id>/diagrams", methods=["POST"], not_found="Project or folder not found",
+                             role=EDITOR)
 @project_diagrams_blp.arguments(DiagramCreateSchema)
 @project_diagrams_blp.response(201, DiagramSchema)
 @project_diagrams_blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
@@ -51,7 +53,7 @@ def recent():
     return service.recent_diagrams(current_user)
 
 
-@blp.route("/<diagram_id>", not_found="Diagram not found")
+@blp.route("/<diagram_id>", not_found="Diagram not found", role={"GET": VIEWER, "PUT": EDITOR, "DELETE": EDITOR})
 class DiagramItem(MethodView):
     @blp.response(200, DiagramSchema, headers={"ETag": {"schema": {"type": "string"}}})
     def get(self, diagram_id):
@@ -73,7 +75,7 @@ class DiagramItem(MethodView):
         return service.delete_diagram(current_user, diagram_id)
 
 
-@blp.route("/<diagram_id>/move", methods=["POST"], not_found="Diagram or target project not found")
+@blp.route("/<diagram_id>/move", methods=["POST"], not_found="Diagram or target project not found", role=EDITOR)
 @blp.arguments(DiagramMoveSchema)
 @blp.arguments(PreconditionHeadersSchema, location="headers")
 @blp.response(200, DiagramSchema)
@@ -83,7 +85,7 @@ def move(data, headers, diagram_id):
     return with_etag(service.move_diagram(current_user, diagram_id, data["target_project_id"], headers["if_match"]))
 
 
-@blp.route("/<diagram_id>/duplicate", methods=["POST"], not_found="Diagram not found")
+@blp.route("/<diagram_id>/duplicate", methods=["POST"], not_found="Diagram not found", role=EDITOR)
 @blp.arguments(DiagramDuplicateSchema)
 @blp.arguments(PreconditionHeadersSchema, location="headers")
 @blp.response(200, DiagramSchema)
@@ -94,7 +96,7 @@ def duplicate(data, headers, diagram_id):
     return with_etag(service.duplicate_diagram(current_user, diagram_id, data["title"], headers["if_match"]))
 
 
-@blp.route("/<diagram_id>/image.<any(svg, png):fmt>", not_found="Diagram not found")
+@blp.route("/<diagram_id>/image.<any(svg, png):fmt>", not_found="Diagram not found", role=VIEWER)
 @limiter.limit(limit("SHARED_IMAGE"), key_func=user_or_address)
 @blp.arguments(ImageQuerySchema, location="query")
 @blp.arguments(ConditionalHeadersSchema, location="headers")

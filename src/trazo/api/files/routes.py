@@ -5,6 +5,7 @@ from flask.views import MethodView
 from ...auth import current_user, user_or_address
 from ...errors import PLAN_LIMIT_DOC, CodedErrorSchema, ErrorSchema, ObjectErrorSchema, VersionConflictSchema
 from ...extensions import limiter
+from ...models.workspaces import EDITOR, VIEWER
 from ...ratelimit import limit
 from ..blueprint import Blueprint
 from ..common import ConditionalHeadersSchema, PreconditionHeadersSchema
@@ -27,14 +28,15 @@ AMBIGUOUS_DOC = "Several diagrams answer to the path: {detail, error_code: ambig
 STALE_DOC = "If-Match names another version (version_conflict), or If-None-Match: * and the file exists"
 
 
-@blp.route("/<project_id>/files", not_found="Project not found")
+@blp.route("/<project_id>/files", not_found="Project not found", role=VIEWER)
 @blp.response(200, FileListingSchema)
 def listing(project_id):
     """List a project's files: path, type, size, SHA-256 and version"""
     return service.list_files(current_user, project_id)
 
 
-@blp.route("/<project_id>/files/<path:file_path>", not_found="Project or file not found", merge_slashes=False)
+@blp.route("/<project_id>/files/<path:file_path>", not_found="Project or file not found", merge_slashes=False,
+           role={"GET": VIEWER, "PUT": EDITOR, "DELETE": EDITOR})
 class FileItem(MethodView):
     @blp.arguments(ConditionalHeadersSchema, location="headers")
     @blp.response(200, {"type": "string"}, content_type="text/plain",
@@ -68,7 +70,7 @@ class FileItem(MethodView):
         service.delete_file(current_user, project_id, file_target(file_path), headers["if_match"])
 
 
-@blp.route("/<project_id>/sync", methods=["POST"], not_found="Project not found")
+@blp.route("/<project_id>/sync", methods=["POST"], not_found="Project not found", role=EDITOR)
 @limiter.limit(limit("FILES_SYNC"), key_func=user_or_address, scope="files-sync")
 @blp.arguments(SyncQuerySchema, location="query")
 @blp.arguments(SyncSchema)

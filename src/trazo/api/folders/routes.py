@@ -4,6 +4,7 @@ from flask.views import MethodView
 
 from ...auth import current_user
 from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema
+from ...models.workspaces import EDITOR, VIEWER
 from ..blueprint import Blueprint
 from ..common import MessageSchema
 from ..content_schemas import FolderSchema, FolderWithDiagramsSchema
@@ -15,7 +16,8 @@ project_folders_blp = Blueprint("project_folders", __name__, description="Folder
                                 personal_tokens=True)
 
 
-@project_folders_blp.route("/<project_id>/folders", methods=["POST"], not_found="Project not found")
+@project_folders_blp.route("/<project_id>/folders", methods=["POST"], not_found="Project not found",
+                            role=EDITOR)
 @project_folders_blp.arguments(FolderCreateSchema)
 @project_folders_blp.response(201, FolderSchema)
 @project_folders_blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
@@ -24,7 +26,7 @@ def create(data, project_id):
     return service.create_folder(current_user, project_id, data)
 
 
-@blp.route("/<folder_id>", not_found="Folder not found")
+@blp.route("/<folder_id>", not_found="Folder not found", role={"GET": VIEWER, "PUT": EDITOR, "DELETE": EDITOR})
 class FolderItem(MethodView):
     @blp.response(200, FolderWithDiagramsSchema)
     def get(self, folder_id):

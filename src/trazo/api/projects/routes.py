@@ -8,6 +8,7 @@ from flask.views import MethodView
 from ...auth import current_user, user_or_address
 from ...errors import PLAN_LIMIT_DOC, ErrorSchema, ObjectErrorSchema, error_doc
 from ...extensions import limiter
+from ...models.workspaces import ADMIN, EDITOR, VIEWER
 from ...ratelimit import limit
 from ..blueprint import Blueprint
 from ..common import MessageSchema
@@ -22,6 +23,7 @@ from .schemas import (
     ProjectCreateSchema,
     ProjectListQuerySchema,
     ProjectSchema,
+    ProjectTransferSchema,
     ProjectUpdateSchema,
     ProjectWithDiagramsSchema,
 )
@@ -47,7 +49,8 @@ class Projects(MethodView):
         return service.create_project(current_user, data)
 
 
-@blp.route("/<project_id>", not_found="Project not found")
+@blp.route("/<project_id>", not_found="Project not found",
+           role={"GET": VIEWER, "PUT": EDITOR, "DELETE": ADMIN})
 class ProjectItem(MethodView):
     @blp.response(200, ProjectWithDiagramsSchema)
     def get(self, project_id):
@@ -66,12 +69,22 @@ class ProjectItem(MethodView):
         return service.delete_project(current_user, project_id)
 
 
+@blp.route("/<project_id>/transfer", methods=["POST"], not_found="Project or workspace not found", role=ADMIN)
+@blp.arguments(ProjectTransferSchema)
+@blp.response(200, ProjectSchema)
+@blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)
+@blp.alt_response(409, schema=ErrorSchema, description="The project already belongs to that workspace")
+def transfer(data, project_id):
+    """Move a project to another workspace (admin here, editor there; the target's limits apply)"""
+    return service.transfer_project(current_user, project_id, data["workspace_id"])
+
+
 def _succeeded(response):
     """Only delivered exports spend the budget (a typo in an id does not)."""
     return response.status_code < 400
 
 
-@blp.route("/<project_id>/export", not_found="Project or folder not found")
+@blp.route("/<project_id>/export", not_found="Project or folder not found", role=VIEWER)
 @limiter.limit(limit("EXPORT"), key_func=user_or_address, deduct_when=_succeeded)
 @blp.arguments(ExportQuerySchema, location="query")
 @blp.response(200, description="The ZIP archive or the Markdown document", content_type="application/zip")
@@ -80,7 +93,7 @@ def export(query, project_id):
     return exporting.export_response(current_user, project_id, query)
 
 
-@blp.route("/<project_id>/export/summary", not_found="Project or folder not found")
+@blp.route("/<project_id>/export/summary", not_found="Project or folder not found", role=VIEWER)
 @limiter.limit(limit("EXPORT_SUMMARY"), key_func=user_or_address, deduct_when=_succeeded)
 @blp.arguments(ExportQuerySchema, location="query")
 @blp.response(200, ExportSummarySchema)
@@ -93,7 +106,7 @@ def _dry_run():
     return request.args.get("dry_run", "").strip().lower() in TRUE_VALUES
 
 
-@blp.route("/<project_id>/import", methods=["POST"], not_found="Project or folder not found")
+@blp.route("/<project_id>/import", methods=["POST"], not_found="Project or folder not found", role=EDITOR)
 @limiter.limit(limit("IMPORT"), key_func=user_or_address, scope="import", exempt_when=_dry_run)
 @limiter.limit(limit("IMPORT_PREVIEW"), key_func=user_or_address, scope="import-preview",
                exempt_when=lambda: not _dry_run())

@@ -44,6 +44,11 @@ class ProjectWithDiagramsSchema(ProjectSchema):
     folders = ma.fields.List(ma.fields.Nested(FolderWithDiagramsSchema))
 
 
+class ProjectTransferSchema(BaseSchema):
+    workspace_id = ma.fields.String(required=True, validate=ma.validate.Length(min=1, max=36), metadata={
+        "description": "The workspace to move the project to (editor or above there)"})
+
+
 class ProjectListQuerySchema(BaseSchema):
     workspace_id = ma.fields.String(load_default=None, metadata={"description": "Only this workspace's projects"})
 

@@ -10,6 +10,7 @@ from ...core.content import access
 from ...core.content.revalidations import ending_links
 from ...core.workspaces.billing import workspace_payer
 from ...core.workspaces.personal import personal_workspace_id
+from ...core.workspaces.transfer import transfer_project as move_to_workspace
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
@@ -115,3 +116,11 @@ def delete_project(user, project_id):
     db.session.execute(delete(Project).where(Project.id == project.id))
     db.session.commit()
     return {"message": _("Project deleted successfully")}
+
+
+def transfer_project(user, project_id, workspace_id):
+    """Move the project to another workspace (core/workspaces/transfer.py); the project as GET /projects
+    lists it."""
+    project = move_to_workspace(user, project_id, workspace_id)
+    db.session.commit()
+    return _counted_projects(user, project.id)[0]

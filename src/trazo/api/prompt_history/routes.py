@@ -3,6 +3,7 @@ from flask.views import MethodView
 
 from ...auth import current_user
 from ...errors import ErrorSchema
+from ...models.workspaces import VIEWER
 from ..blueprint import Blueprint
 from ..common import MessageSchema
 from . import service
@@ -11,7 +12,7 @@ from .schemas import PromptHistoryCreateSchema, PromptHistoryPageSchema, PromptH
 blp = Blueprint("prompt_history", __name__, description="Prompt history", personal_tokens=True)
 
 
-@blp.route("")
+@blp.route("", role={"POST": VIEWER})  # a prompt may name a diagram the caller reads
 class PromptHistoryCollection(MethodView):
     @blp.arguments(PromptHistoryQuerySchema, location="query")
     @blp.response(200, PromptHistoryPageSchema)

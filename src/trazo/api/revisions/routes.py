@@ -8,6 +8,7 @@ from flask.views import MethodView
 from ...auth import current_user, user_or_address
 from ...errors import PLAN_LIMIT_DOC, ErrorSchema, ObjectErrorSchema
 from ...extensions import limiter
+from ...models.workspaces import EDITOR, VIEWER
 from ...ratelimit import limit
 from ..blueprint import Blueprint
 from ..common import PageQuerySchema, with_etag
@@ -30,7 +31,7 @@ LABELS = {"scope": "revision-label", "key_func": user_or_address}  # one budget 
 LABEL_CAP_DOC = "The diagram already has as many named revisions as the plan allows"
 
 
-@blp.route("/<diagram_id>/revisions", not_found="Diagram not found")
+@blp.route("/<diagram_id>/revisions", not_found="Diagram not found", role={"GET": VIEWER, "POST": EDITOR})
 class Revisions(MethodView):
     @blp.arguments(PageQuerySchema, location="query")
     @blp.response(200, RevisionPageSchema)
@@ -49,7 +50,8 @@ class Revisions(MethodView):
         return service.label_current(current_user, diagram_id, data["label"])
 
 
-@blp.route(f"/<diagram_id>/revisions/{REVISION}", not_found="Diagram or revision not found")
+@blp.route(f"/<diagram_id>/revisions/{REVISION}", not_found="Diagram or revision not found",
+           role={"GET": VIEWER, "PUT": EDITOR})
 class RevisionItem(MethodView):
     @blp.response(200, RevisionSchema)
     def get(self, diagram_id, number):
@@ -65,7 +67,7 @@ class RevisionItem(MethodView):
         return service.rename_label(current_user, diagram_id, number, data["label"])
 
 
-@blp.route(f"/<diagram_id>/revisions/{REVISION}/diff", not_found="Diagram or revision not found")
+@blp.route(f"/<diagram_id>/revisions/{REVISION}/diff", not_found="Diagram or revision not found", role=VIEWER)
 @limiter.limit(limit("REVISION_DIFF"), key_func=user_or_address)
 @blp.arguments(DiffQuerySchema, location="query")
 @blp.response(200, DiffSchema)
@@ -75,7 +77,7 @@ def diff(query, diagram_id, number):
 
 
 @blp.route(f"/<diagram_id>/revisions/{REVISION}/restore", methods=["POST"],
-           not_found="Diagram or revision not found")
+           not_found="Diagram or revision not found", role=EDITOR)
 @limiter.limit(limit("REVISION_RESTORE"), key_func=user_or_address)
 @blp.response(200, DiagramSchema)
 @blp.alt_response(403, schema=ObjectErrorSchema, description=PLAN_LIMIT_DOC)

@@ -38,6 +38,18 @@ class DiffQuerySchema(BaseSchema):
         "description": 'a revision number or "current"; by default the revision before this one'})
 
 
+class AuthorSchema(BaseSchema):
+    id = ma.fields.String()
+    full_name = ma.fields.String(allow_none=True)
+
+
+def _author(revision):
+    """{id, full_name} of the revision's author (read with the revision), null once the account is gone."""
+    if revision.author_id is None:
+        return None
+    return AuthorSchema().dump({"id": revision.author_id, "full_name": revision.author_name})
+
+
 class RevisionSummarySchema(BaseSchema):
     number = ma.fields.Integer()
     title = ma.fields.String()
@@ -45,6 +57,7 @@ class RevisionSummarySchema(BaseSchema):
     source = ma.fields.String(metadata={"description": "create, edit, restore, import, duplicate or api"})
     label = ma.fields.String(allow_none=True)
     author_id = ma.fields.String(allow_none=True)
+    author = ma.fields.Function(_author, metadata={"description": "{id, full_name}; null when the account is gone"})
     size = ma.fields.Integer(attribute="content_size", metadata={"description": "UTF-8 bytes of the content"})
     stored_size = ma.fields.Integer(metadata={"description": "compressed bytes counted by the storage quota"})
     content_hash = ma.fields.String(metadata={"description": "SHA-256 of the content (UTF-8), hex"})

@@ -1,4 +1,7 @@
-"""Diagram history: list, read, compare, name and restore revisions (core/history/revisions.py records them)."""
+"""Diagram history: list, read, compare, name and restore revisions (core/history/revisions.py records them).
+Revisions answer with their author {id, full_name} (docs/teams.md), joined in the statement that reads them."""
+from dataclasses import dataclass
+
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
@@ -12,12 +15,29 @@ from ...core.history.revisions import decompress, start_history
 from ...core.workspaces.billing import diagram_payer
 from ...errors import Conflict, found_or_404
 from ...extensions import db
+from ...models import User
 from ...models.history import SOURCE_CREATE, SOURCE_RESTORE, DiagramRevision
 from ...models.workspaces import EDITOR, VIEWER
 from ..common import page_envelope
 from .schemas import CURRENT
 
 SUMMARY_COLUMNS = tuple(column for column in DiagramRevision.__table__.c if column.key != "content")
+AUTHOR_NAME = User.full_name.label("author_name")
+
+
+@dataclass(frozen=True)
+class AuthoredRevision:
+    """A revision with its author's name (RevisionSchema's `author`); the revision's columns read through."""
+
+    revision: DiagramRevision
+    author_name: str | None
+
+    def __getattr__(self, name):  # called only for names the dataclass lacks
+        return getattr(self.revision, name)
+
+
+def _with_author(statement):
+    return statement.add_columns(AUTHOR_NAME).outerjoin(User, User.id == DiagramRevision.author_id)
 
 
 def _revision(diagram_id, number):
@@ -26,18 +46,30 @@ def _revision(diagram_id, number):
                         _("Revision not found"))
 
 
+def _authored(revision):
+    """`revision` with its author's name (a revision just written: its author is read by primary key)."""
+    author = db.session.get(User, revision.author_id) if revision.author_id else None
+    return AuthoredRevision(revision, author.full_name if author else None)
+
+
 def list_revisions(user, diagram_id, page, page_size):
     """Newest first, without contents."""
     owned = access.diagram_id(user, diagram_id, VIEWER)
     total = db.session.scalar(select(func.count()).where(DiagramRevision.diagram_id == owned))
-    rows = db.session.execute(select(*SUMMARY_COLUMNS).where(DiagramRevision.diagram_id == owned)
+    rows = db.session.execute(_with_author(select(*SUMMARY_COLUMNS)).where(DiagramRevision.diagram_id == owned)
                               .order_by(DiagramRevision.number.desc())
                               .limit(page_size).offset((page - 1) * page_size)).all()
     return page_envelope(rows, total, page, page_size)
 
 
 def get_revision(user, diagram_id, number):
-    return _revision(access.diagram_id(user, diagram_id, VIEWER), number)
+    """The revision with its content and its author's name (one statement after the access check)."""
+    owned = access.diagram_id(user, diagram_id, VIEWER)
+    row = found_or_404(db.session.execute(_with_author(select(DiagramRevision))
+                                          .where(DiagramRevision.diagram_id == owned,
+                                                 DiagramRevision.number == number)).first(),
+                       _("Revision not found"))
+    return AuthoredRevision(*row)
 
 
 def _side(revision):
@@ -120,7 +152,7 @@ def _label_current(user, diagram_id, label):
         db.session.add(newest)
     newest.label = label
     db.session.commit()
-    return newest
+    return _authored(newest)
 
 
 def rename_label(user, diagram_id, number, label):
@@ -130,7 +162,7 @@ def rename_label(user, diagram_id, number, label):
         _ensure_label_room(diagram_payer(user, revision.diagram_id), revision.diagram_id)
     revision.label = label
     db.session.commit()
-    return revision
+    return _authored(revision)
 
 
 def restore_revision(user, diagram_id, number):

@@ -4,6 +4,7 @@ from flask.views import MethodView
 from ...auth import current_user
 from ...errors import ErrorSchema
 from ...extensions import limiter
+from ...models.workspaces import EDITOR
 from ...ratelimit import limit
 from ..blueprint import PUBLIC, Blueprint
 from ..common import ConditionalHeadersSchema, ImageQuerySchema, MessageSchema
@@ -30,7 +31,7 @@ def _public_limit():
     return limiter.shared_limit(limit("SHARED_PUBLIC"), scope="shared-public")
 
 
-@blp.route("", methods=["POST"], not_found="Diagram not found")
+@blp.route("", methods=["POST"], not_found="Diagram not found", role=EDITOR)
 @blp.arguments(SharedLinkCreateSchema)
 @blp.response(201, SharedLinkSchema)
 def create_link(data):
@@ -38,14 +39,14 @@ def create_link(data):
     return service.create_link(current_user, data)
 
 
-@blp.route("/diagram/<diagram_id>", not_found="Diagram not found")
+@blp.route("/diagram/<diagram_id>", not_found="Diagram not found", role=EDITOR)
 @blp.response(200, OptionalSharedLinkSchema, description="The active link, or null")
 def diagram_link(diagram_id):
     """Read the active shared link of a diagram"""
     return service.active_link(current_user, diagram_id)
 
 
-@blp.route("/<link_id>", not_found="Shared link not found")
+@blp.route("/<link_id>", not_found="Shared link not found", role=EDITOR)
 class SharedLinkView(MethodView):
     @blp.arguments(SharedLinkUpdateSchema)
     @blp.response(200, SharedLinkSchema)
