@@ -4,7 +4,7 @@ The reply is produced in a worker thread so the response can send a comment line
 provider is silent (slow first token, auto-fix retries). When the client goes away the WSGI
 server closes the response iterator; that cancels the worker, which stops the upstream call. A stream
 whose caller lost access to the session (left the workspace, removed, session deleted) ends with an `error`
-event at the next access check (docs/teams.md, "What leaving and deleting do").
+event at the next access check (docs/teams.md, "Leaving, removal and deletion").
 """
 import json
 import logging

@@ -1,7 +1,7 @@
 """Invitation and invite-link schemas, one per direction."""
 import marshmallow as ma
 
-from ...core.workspaces.invite_links import LINK_ROLES, MAX_EXPIRY_DAYS, MAX_USES
+from ...core.invitations.links import LINK_ROLES, MAX_EXPIRY_DAYS, MAX_USES
 from ...models.workspaces import KINDS, ROLES
 from ..common import BaseSchema, NormalizedEmail, Timestamp
 

@@ -1,6 +1,7 @@
-"""Invitations and invite links: each call is one rule of core/workspaces (invitations.py, invite_links.py)
+"""Invitations and invite links: each call is one rule of core/invitations (invitations.py, links.py)
 and this layer owns the transaction."""
-from ...core.workspaces import invitations, invite_links
+from ...core.invitations import invitations
+from ...core.invitations import links as invite_links
 from ...extensions import db
 
 

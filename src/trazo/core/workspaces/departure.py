@@ -1,5 +1,10 @@
-"""Deleting workspaces, and what deleting an account does to its workspaces (docs/teams.md, "What leaving
-and deleting do").
+"""Leaving a workspace, deleting workspaces, and what deleting an account does to its workspaces
+(docs/teams.md, "Leaving, removal and deletion").
+
+Leaving (or being removed) ends the membership and never touches content; the person's chat sessions on the
+workspace's diagrams are deleted with it, so their open chat streams end at the next access check
+(api/chat/pipeline.py, SSE_ACCESS_CHECK_SECONDS), and their personal access tokens reach only what their
+remaining memberships allow (core/content/access.py).
 
 An account's deletion takes its personal workspace and every team workspace of which it is the only
 member; it is refused (409, naming them) while it is the last owner of a team workspace others remain in;
@@ -10,11 +15,28 @@ from sqlalchemy import delete, select
 
 from ...errors import Conflict
 from ...extensions import db
+from ...models.chat import ChatSession
+from ...models.content import Diagram, Project
 from ...models.sharing import SharedLink
 from ...models.workspaces import OWNER, PERSONAL, TEAM, Membership, Workspace
 from ..content.revalidations import ending_links
-from .leaving import workspace_diagrams
 from .members import lock_workspace, record_event
+
+
+def workspace_diagrams(*workspace_ids):
+    """A select of the ids of the diagrams of the workspaces `workspace_ids`."""
+    return (select(Diagram.id).join(Project, Project.id == Diagram.project_id)
+            .where(Project.workspace_id.in_(workspace_ids)))
+
+
+def end_membership(membership):
+    """Delete `membership` and its person's chat sessions on the workspace's diagrams (their messages
+    cascade), in the caller's transaction."""
+    db.session.execute(delete(ChatSession).where(ChatSession.user_id == membership.user_id,
+                                                 ChatSession.diagram_id.in_(workspace_diagrams(
+                                                     membership.workspace_id)))
+                       .execution_options(synchronize_session=False))
+    db.session.delete(membership)
 
 
 def delete_workspaces(*workspace_ids):

@@ -12,7 +12,7 @@ from ...errors import Conflict, Forbidden, NotFound, found_or_404
 from ...extensions import db
 from ...models.workspaces import ADMIN, OWNER, PERSONAL, RANK, Membership, Workspace
 from ..content.access import INSUFFICIENT_ROLE, ensure_role
-from .leaving import end_membership
+from .departure import end_membership
 from .members import lock_workspace, record_event
 
 

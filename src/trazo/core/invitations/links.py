@@ -20,8 +20,8 @@ from ...models import User
 from ...models.base import new_id, utcnow
 from ...models.workspaces import COMMENTER, EDITOR, VIEWER, InviteLink, Workspace
 from ..hashing import digest
+from ..workspaces.members import add_member, lock_workspace, record_event
 from .invitations import Gone, administered_workspace, new_token, workspace_answer
-from .members import add_member, lock_workspace, record_event
 
 LINK_ROLES = (VIEWER, COMMENTER, EDITOR)
 MAX_EXPIRY_DAYS = 30

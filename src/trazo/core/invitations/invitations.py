@@ -35,7 +35,7 @@ from ...models.workspaces import (
 from ..content.access import INSUFFICIENT_ROLE, ensure_role
 from ..hashing import digest
 from ..mail.compose import send_template
-from .members import add_member, lock_workspace, member_count, record_event
+from ..workspaces.members import add_member, lock_workspace, member_count, record_event
 
 TOKEN_BYTES = 32
 # Pending (unexpired) invitations one workspace may hold: one admin cannot fill the table.
