@@ -251,7 +251,7 @@ def test_token_guesses_are_rate_limited_per_address(user, other_user, configure)
 
 
 def test_a_workspace_cannot_hold_more_pending_invitations_than_the_cap(app, user, team, monkeypatch):
-    from trazo.core.workspaces import invitations
+    from trazo.core.invitations import invitations
     monkeypatch.setattr(invitations, "MAX_PENDING_INVITATIONS", 2)
     for index in range(2):
         assert user.post(f"/workspaces/{team}/invitations",

@@ -141,7 +141,7 @@ def test_link_routes_need_a_signed_in_user(client, user, team):
 
 
 def test_a_workspace_cannot_hold_more_active_links_than_the_cap(user, team, monkeypatch):
-    from trazo.core.workspaces import invite_links
+    from trazo.core.invitations import links as invite_links
     monkeypatch.setattr(invite_links, "MAX_ACTIVE_LINKS", 2)
     first = _link(user, team)
     _link(user, team)
