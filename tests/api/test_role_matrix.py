@@ -1,8 +1,9 @@
-"""The role matrix (docs/teams.md): every content operation of /openapi.json declares the workspace role it
-needs (`x-role`), and over HTTP each of {non-member, viewer, commenter, editor, admin, owner} of a team
-workspace gets 404, 403 `insufficient_role`, or the operation's own answer, as the declaration says.
+"""The role matrix (docs/teams.md): every operation of /openapi.json on a workspace's content, members,
+invitations or invite links declares the workspace role it needs (`x-role`), and over HTTP each of
+{non-member, viewer, commenter, editor, admin, owner} of a team workspace gets 404, 403 `insufficient_role`,
+or the operation's own answer, as the declaration says.
 
-A content operation added without a declared need fails `test_every_content_operation_declares_its_role`
+An operation added there without a declared need fails `test_every_content_operation_declares_its_role`
 (or has to be added, with a reason, to EXEMPT); one declared without a request in REQUESTS fails
 `test_every_declared_operation_has_a_request_in_the_matrix`.
 """
@@ -17,18 +18,21 @@ from trazo.core.workspaces.personal import personal_workspace_id
 from trazo.extensions import db
 from trazo.models.base import new_id
 from trazo.models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession
-from trazo.models.workspaces import OWNER, RANK, ROLES, TEAM, Membership, Workspace
+from trazo.models.workspaces import OWNER, RANK, ROLES, VIEWER
 
-from ..helpers import add_provider, create_diagram, create_folder, share
+from ..helpers import add_provider, create_diagram, create_folder, set_role, share
 
 METHODS = ("get", "put", "post", "delete", "patch")
 API = "/api/v1"
 MERMAID = "graph TD\n  A --> B"
-# A path naming one of these (or under one of these prefixes) reaches content of a workspace.
+TEAM_NAME = "Team"
+# A path naming one of these (or under one of these prefixes) reaches a workspace: its content, its members,
+# its invitations or invite links.
 CONTENT_PARAMETERS = ("{project_id}", "{folder_id}", "{diagram_id}", "{link_id}", "{session_id}", "{file_path}",
-                      "{message_id}")
-CONTENT_PREFIXES = ("/projects", "/folders", "/diagrams", "/shared-links", "/chat-sessions", "/prompt-history")
-# Content-area operations without a workspace role, each for its reason.
+                      "{message_id}", "{workspace_id}")
+CONTENT_PREFIXES = ("/projects", "/folders", "/diagrams", "/shared-links", "/chat-sessions", "/prompt-history",
+                    "/workspaces", "/invitations", "/invite-links")
+# Operations of those areas without a workspace role, each for its reason.
 EXEMPT = {
     ("GET", "/projects"),  # lists the projects of the caller's own workspaces (no one object)
     ("POST", "/projects"),  # the workspace is an optional body field; the service checks editor (projects tests)
@@ -39,22 +43,33 @@ EXEMPT = {
     ("GET", "/prompt-history"),  # the caller's own prompts
     ("DELETE", "/prompt-history/{entry_id}"),  # one of the caller's own prompts
     ("GET", "/chat-sessions/stats/provider-usage"),  # counts over the caller's own sessions
+    ("GET", "/workspaces"),  # lists the caller's own workspaces
+    ("POST", "/workspaces"),  # makes a new team workspace, the caller its owner
+    ("GET", "/invitations/{token}"),  # by the token of an invitation, for someone not yet a member
+    ("POST", "/invitations/{token}/accept"),  # the invited address joins (tests/api/invitations)
+    ("POST", "/invite-links/{token}/join"),  # anyone with the link joins (tests/api/invitations)
 }
 
 
 @dataclass
 class Objects:
-    """A fresh set of a team workspace's content, made for one call."""
+    """A fresh set of a team workspace's content, members, invitation and invite link, made for one call."""
 
     project_id: str
     folder_id: str
     diagram_id: str
-    link_id: str
+    link_id: str  # a shared link
     session_id: str
     message_id: str
     file_path: str
     target_project_id: str
     personal_workspace_id: str
+    workspace_id: str
+    member_id: str  # a viewer made for this call, to change or remove
+    co_owner_id: str  # the team's other owner
+    invitation_id: str
+    invite_link_id: str
+    password: str  # the caller's
 
 
 def _send_body():
@@ -65,7 +80,8 @@ def _upload():
     return {"data": {"files": (io.BytesIO(MERMAID.encode()), "imported.mmd")}, "content_type": "multipart/form-data"}
 
 
-# (method, documented path) -> (the request's keyword arguments from the objects, the allowed answer's status)
+# (method, documented path) -> (the request's keyword arguments from the objects, the allowed answer's status);
+# "path" among the arguments names a path parameter's value where it is not the objects' field of that name.
 REQUESTS = {
     ("GET", "/projects/{project_id}"): (lambda o: {}, 200),
     ("PUT", "/projects/{project_id}"): (lambda o: {"json": {"name": "Renamed"}}, 200),
@@ -93,7 +109,7 @@ REQUESTS = {
     ("DELETE", "/diagrams/{diagram_id}"): (lambda o: {}, 200),
     ("POST", "/diagrams/{diagram_id}/move"): (lambda o: {"json": {"target_project_id": o.target_project_id}}, 200),
     ("POST", "/diagrams/{diagram_id}/duplicate"): (lambda o: {"json": {"title": "Copy"}}, 200),
-    ("GET", "/diagrams/{diagram_id}/image.{fmt}"): (lambda o: {"fmt": "svg"}, 200),
+    ("GET", "/diagrams/{diagram_id}/image.{fmt}"): (lambda o: {"path": {"fmt": "svg"}}, 200),
     ("GET", "/diagrams/{diagram_id}/revisions"): (lambda o: {}, 200),
     ("POST", "/diagrams/{diagram_id}/revisions"): (lambda o: {"json": {"label": "v1"}}, 201),
     ("GET", "/diagrams/{diagram_id}/revisions/{number}"): (lambda o: {}, 200),
@@ -119,6 +135,25 @@ REQUESTS = {
     ("DELETE", "/chat-sessions/{session_id}/messages/{message_id}"): (lambda o: {}, 200),
     ("PUT", "/chat-sessions/{session_id}/messages/{message_id}/status"): (lambda o: {"json": {"status": "accepted"}},
                                                                           200),
+    ("GET", "/workspaces/{workspace_id}"): (lambda o: {}, 200),
+    ("PUT", "/workspaces/{workspace_id}"): (lambda o: {"json": {"name": "Renamed team"}}, 200),
+    ("DELETE", "/workspaces/{workspace_id}"): (lambda o: {"json": {"confirmation": TEAM_NAME,
+                                                                   "password": o.password}}, 200),
+    ("GET", "/workspaces/{workspace_id}/members"): (lambda o: {}, 200),
+    # viewer to commenter: within what an admin may grant (owner would be refused by the owner rule)
+    ("PUT", "/workspaces/{workspace_id}/members/{member_id}"): (lambda o: {"json": {"role": "commenter"}}, 200),
+    ("DELETE", "/workspaces/{workspace_id}/members/{member_id}"): (lambda o: {}, 200),
+    ("POST", "/workspaces/{workspace_id}/leave"): (lambda o: {}, 200),  # the owner leaves the co-owner behind
+    ("PUT", "/workspaces/{workspace_id}/billing-owner"): (lambda o: {"json": {"user_id": o.co_owner_id}}, 200),
+    ("GET", "/workspaces/{workspace_id}/audit-log"): (lambda o: {}, 200),
+    ("GET", "/workspaces/{workspace_id}/invitations"): (lambda o: {}, 200),
+    ("POST", "/workspaces/{workspace_id}/invitations"): (lambda o: {"json": {"email": f"invitee-{new_id()}@example.com",
+                                                                             "role": VIEWER}}, 201),
+    ("DELETE", "/workspaces/{workspace_id}/invitations/{invitation_id}"): (lambda o: {}, 204),
+    ("GET", "/workspaces/{workspace_id}/invite-links"): (lambda o: {}, 200),
+    ("POST", "/workspaces/{workspace_id}/invite-links"): (lambda o: {"json": {"role": VIEWER}}, 201),
+    ("DELETE", "/workspaces/{workspace_id}/invite-links/{link_id}"): (lambda o: {"path": {"link_id": o.invite_link_id}},
+                                                                      204),
 }
 NEEDS_PROVIDER = {("POST", "/chat-sessions/{session_id}/messages")}
 STREAMS = {("POST", "/chat-sessions/{session_id}/messages/stream")}
@@ -161,25 +196,22 @@ class Team:
     workspace_id: str
     owner: object
     members: dict  # role -> client
+    co_owner: object  # a second owner: the owner may leave and hand billing over to them
     outsider: object
+    make_user: object  # the factory, for a member to change or remove in each call
 
 
 @pytest.fixture
-def team(app, make_user):
+def team(make_user, make_team):
     """A team workspace with one member of each role (the owner, first, is the installation's admin: no plan
-    limit gets in the way of the content made for every call) and an outsider."""
+    limit gets in the way of the content made for every call), a second owner, and an outsider."""
     owner = make_user(full_name="Owner")
     members = {role: owner if role == OWNER else make_user(full_name=role.title()) for role in ROLES}
+    co_owner = make_user(full_name="Co-owner")
     outsider = make_user(full_name="Outsider")
-    with app.app_context():
-        workspace = Workspace(id=new_id(), name="Team", kind=TEAM, billing_owner_id=owner.id)
-        db.session.add(workspace)
-        db.session.flush()
-        db.session.add_all(Membership(workspace_id=workspace.id, user_id=member.id, role=role)
-                           for role, member in members.items())
-        db.session.commit()
-        workspace_id = workspace.id
-    return Team(workspace_id, owner, members, outsider)
+    workspace = make_team(owner, members=[*((members[role], role) for role in ROLES if role != OWNER),
+                                          (co_owner, OWNER)], name=TEAM_NAME)
+    return Team(workspace["id"], owner, members, co_owner, outsider, make_user)
 
 
 def _project(client, workspace_id, name):
@@ -188,9 +220,21 @@ def _project(client, workspace_id, name):
     return response.json["id"]
 
 
+def _created(response):
+    assert response.status_code == 201, response.json
+    return response.json["id"]
+
+
 def build(app, team, caller):
-    """Fresh content in the team workspace (made by its owner), and a chat session of `caller` on its diagram
-    with a proposal in it (the outsider's: a session left from when they were a member)."""
+    """Fresh content in the team workspace (made by its owner), a chat session of `caller` on its diagram
+    with a proposal in it (the outsider's: a session left from when they were a member), and a fresh viewer,
+    invitation and invite link of the workspace."""
+    member = team.make_user(full_name="Member")
+    set_role(app, team.workspace_id, member, VIEWER)
+    invitation_id = _created(team.owner.post(f"/workspaces/{team.workspace_id}/invitations",
+                                             json={"email": f"invited-{new_id()}@example.com", "role": VIEWER}))
+    invite_link_id = _created(team.owner.post(f"/workspaces/{team.workspace_id}/invite-links",
+                                              json={"role": VIEWER}))
     project_id = _project(team.owner, team.workspace_id, "Matrix")
     folder_id = create_folder(team.owner, project_id)["id"]
     diagram = create_diagram(team.owner, project_id, title="Flow", content=MERMAID)
@@ -206,12 +250,14 @@ def build(app, team, caller):
         db.session.commit()
         personal = personal_workspace_id(caller.id)
         objects = Objects(project_id, folder_id, diagram["id"], link["id"], session.id, message.id,
-                          files[0]["path"], _project(team.owner, team.workspace_id, "Target"), personal)
+                          files[0]["path"], _project(team.owner, team.workspace_id, "Target"), personal,
+                          team.workspace_id, member.id, team.co_owner.id, invitation_id, invite_link_id,
+                          caller.password)
     return objects
 
 
 def _url(path, objects, kwargs):
-    values = {**vars(objects), "number": 1, "fmt": kwargs.pop("fmt", None)}
+    values = {**vars(objects), "number": 1, **kwargs.pop("path", {})}
     return re.sub(r"{(\w+)}", lambda match: str(values[match.group(1)]), path)
 
 
