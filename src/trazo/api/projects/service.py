@@ -3,7 +3,7 @@ delete. Each answer carries the caller's role in the project's workspace (docs/t
 from dataclasses import dataclass, field
 
 from flask_babel import gettext as _
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 
 from ...core.billing.quotas import ensure_within_plan
 from ...core.content import access
@@ -40,18 +40,30 @@ class CountedProject:
         return getattr(self.project, name)
 
 
+# The reads of every listing and tree, built once (building a statement costs more than running it on SQLite).
+LISTING = (access.reachable_projects().add_columns(Diagram.diagram_type, func.count(Diagram.id))
+           .outerjoin(Diagram, Diagram.project_id == Project.id)
+           .group_by(Project.id, Membership.role, Diagram.diagram_type)
+           .order_by(Project.created_at, Project.id))
+LISTING_OF_WORKSPACE = LISTING.where(Project.workspace_id == bindparam("workspace_id"))
+ONE_COUNTED = LISTING.where(Project.id == bindparam("project_id"))
+TREE = (access.reachable_projects().add_columns(Folder).outerjoin(Folder, Folder.project_id == Project.id)
+        .where(Project.id == bindparam("project_id")).order_by(func.lower(Folder.name), Folder.id))
+TREE_DIAGRAMS = (select(Diagram).where(Diagram.project_id == bindparam("project_id"))
+                 .order_by(Diagram.created_at, Diagram.title, Diagram.id))
+
+
 def _counted_projects(user, project_id=None, workspace_id=None):
     """The caller's projects with their per-type diagram counts, in one grouped query."""
-    statement = (access.reachable_projects(user).add_columns(Diagram.diagram_type, func.count(Diagram.id))
-                 .outerjoin(Diagram, Diagram.project_id == Project.id)
-                 .group_by(Project.id, Membership.role, Diagram.diagram_type)
-                 .order_by(Project.created_at, Project.id))
+    values = {"user_id": user.id}
     if project_id is not None:
-        statement = statement.where(Project.id == project_id)
-    if workspace_id is not None:
-        statement = statement.where(Project.workspace_id == workspace_id)
+        statement, values["project_id"] = ONE_COUNTED, project_id
+    elif workspace_id is not None:
+        statement, values["workspace_id"] = LISTING_OF_WORKSPACE, workspace_id
+    else:
+        statement = LISTING
     projects = {}
-    for project, role, diagram_type, count in db.session.execute(statement):
+    for project, role, diagram_type, count in db.session.execute(statement, values):
         counted = projects.setdefault(project.id, CountedProject(project, role, {}))
         if diagram_type is not None:
             counted.diagram_type_counts[diagram_type] = count
@@ -78,15 +90,11 @@ def create_project(user, data):
 def project_tree(user, project_id):
     """The project with its folders (each with its diagrams) and its root diagrams, in two queries: the
     project joined with its folders, then its diagrams (docs/operations.md, round trips)."""
-    rows = db.session.execute(access.reachable_projects(user).add_columns(Folder)
-                              .outerjoin(Folder, Folder.project_id == Project.id)
-                              .where(Project.id == str(project_id))
-                              .order_by(func.lower(Folder.name), Folder.id)).all()
+    rows = db.session.execute(TREE, {"user_id": user.id, "project_id": str(project_id)}).all()
     project, role = found_or_404(rows[0] if rows else None, _("Project not found"))[:2]
     access.ensure_role(role, VIEWER)
     folders = [folder for _project, _role, folder in rows if folder is not None]
-    diagrams = db.session.scalars(select(Diagram).where(Diagram.project_id == project.id)
-                                  .order_by(Diagram.created_at, Diagram.title, Diagram.id)).all()
+    diagrams = db.session.scalars(TREE_DIAGRAMS, {"project_id": project.id}).all()
     by_folder = {folder.id: [] for folder in folders}
     root, type_counts = [], {}
     for diagram in diagrams:

@@ -101,7 +101,7 @@ def role_in(user, workspace_id):
                                                            Membership.user_id == user.id))
 
 
-def reachable_projects(user):
-    """A select of (Project, the caller's role) over every workspace the caller is a member of."""
-    return select(Project, Membership.role).join(Membership, and_(Membership.workspace_id == Project.workspace_id,
-                                                                  Membership.user_id == user.id))
+def reachable_projects():
+    """A select of (Project, the caller's role) over every workspace of the caller, who is the `user_id`
+    bound parameter (build it once, run it with {"user_id": ...})."""
+    return select(Project, Membership.role).join(Membership, _member_of(Project.workspace_id))
