@@ -133,24 +133,35 @@ def _answer(invitation, invited_by):
             "created_at": invitation.created_at, "expires_at": invitation.expires_at, "invited_by": invited_by}
 
 
+def listed(user, workspace_id, model, maker, *conditions):
+    """(row, its maker as {id, full_name} or None) for the rows of `model` (invitations or invite links) of the
+    workspace that meet `conditions`, newest first, in one statement (admins)."""
+    workspace, _role = administered_workspace(user, workspace_id, team_only=False)
+    rows = db.session.execute(select(model, maker, User.full_name).outerjoin(User, User.id == maker)
+                              .where(model.workspace_id == workspace.id, *conditions)
+                              .order_by(model.created_at.desc(), model.id)).all()
+    return [(row, {"id": maker_id, "full_name": name} if maker_id else None) for row, maker_id, name in rows]
+
+
+def revoked(user, workspace_id, model, object_id, missing):
+    """Delete the row `object_id` of `model` of the workspace (admins; `missing` is the 404's text): the
+    workspace and the deleted row, for its log entry. The caller commits."""
+    workspace, _role = administered_workspace(user, workspace_id, team_only=False)
+    row = found_or_404(db.session.scalar(select(model).where(model.id == str(object_id),
+                                                             model.workspace_id == workspace.id)), missing)
+    db.session.delete(row)
+    return workspace, row
+
+
 def pending(user, workspace_id):
     """The workspace's pending (unexpired) invitations, newest first (admins)."""
-    workspace, _role = administered_workspace(user, workspace_id, team_only=False)
-    rows = db.session.execute(
-        select(Invitation, User.full_name).outerjoin(User, User.id == Invitation.invited_by)
-        .where(Invitation.workspace_id == workspace.id, Invitation.expires_at > utcnow())
-        .order_by(Invitation.created_at.desc(), Invitation.id)).all()
-    return [_answer(invitation, {"id": invitation.invited_by, "full_name": name} if invitation.invited_by else None)
-            for invitation, name in rows]
+    return [_answer(invitation, invited_by) for invitation, invited_by
+            in listed(user, workspace_id, Invitation, Invitation.invited_by, Invitation.expires_at > utcnow())]
 
 
 def revoke(user, workspace_id, invitation_id):
     """Delete the invitation `invitation_id` of the workspace (admins): its link stops working."""
-    workspace, _role = administered_workspace(user, workspace_id, team_only=False)
-    invitation = found_or_404(db.session.scalar(select(Invitation).where(Invitation.id == str(invitation_id),
-                                                                         Invitation.workspace_id == workspace.id)),
-                              _("Invitation not found"))
-    db.session.delete(invitation)
+    workspace, invitation = revoked(user, workspace_id, Invitation, invitation_id, _("Invitation not found"))
     record_event(workspace.id, user.id, "invitation_revoked", invitation_id=invitation.id, email=invitation.email,
                  role=invitation.role)
 

@@ -16,12 +16,11 @@ from sqlalchemy import func, or_, select, update
 
 from ...errors import Conflict, NotFound, found_or_404
 from ...extensions import db
-from ...models import User
 from ...models.base import new_id, utcnow
 from ...models.workspaces import COMMENTER, EDITOR, VIEWER, InviteLink, Workspace
 from ..hashing import digest
 from ..workspaces.members import add_member, lock_workspace, record_event
-from .invitations import Gone, administered_workspace, new_token, workspace_answer
+from .invitations import Gone, administered_workspace, listed, new_token, revoked, workspace_answer
 
 LINK_ROLES = (VIEWER, COMMENTER, EDITOR)
 MAX_EXPIRY_DAYS = 30
@@ -65,22 +64,13 @@ def create(user, workspace_id, role, expires_in_days, max_uses):
 
 def active_links(user, workspace_id):
     """The workspace's active links (unexpired, not used up), newest first, without their tokens (admins)."""
-    workspace, _role = administered_workspace(user, workspace_id, team_only=False)
-    rows = db.session.execute(
-        select(InviteLink, User.full_name).outerjoin(User, User.id == InviteLink.created_by)
-        .where(InviteLink.workspace_id == workspace.id, *_active(utcnow()))
-        .order_by(InviteLink.created_at.desc(), InviteLink.id)).all()
-    return [_answer(link, {"id": link.created_by, "full_name": name} if link.created_by else None)
-            for link, name in rows]
+    return [_answer(link, created_by) for link, created_by
+            in listed(user, workspace_id, InviteLink, InviteLink.created_by, *_active(utcnow()))]
 
 
 def revoke(user, workspace_id, link_id):
     """Delete the link `link_id` of the workspace (admins): joining with it answers 404 from then on."""
-    workspace, _role = administered_workspace(user, workspace_id, team_only=False)
-    link = found_or_404(db.session.scalar(select(InviteLink).where(InviteLink.id == str(link_id),
-                                                                   InviteLink.workspace_id == workspace.id)),
-                        _("Invite link not found"))
-    db.session.delete(link)
+    workspace, link = revoked(user, workspace_id, InviteLink, link_id, _("Invite link not found"))
     record_event(workspace.id, user.id, "invite_link_revoked", invite_link_id=link.id, role=link.role, uses=link.uses)
 
 
