@@ -1,7 +1,7 @@
 """User accounts and the installation's one-time claims."""
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, String, Text
+from sqlalchemy import JSON, Boolean, String, Text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .base import Base, IdMixin, TimestampMixin, UTCDateTime
@@ -30,6 +30,11 @@ class User(IdMixin, TimestampMixin, Base):
     mfa_enabled: Mapped[bool] = mapped_column(Boolean, default=False, nullable=False)
     mfa_methods: Mapped[list] = mapped_column(JSON, default=list, nullable=False)
     mfa_default_method: Mapped[str | None] = mapped_column(String(16))
+    # E-mails about comments (PUT /users/me/notifications; docs/comments.md).
+    notify_comment_mentions: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true(), nullable=False)
+    # The language of the account's last request that negotiated one (e-mails it did not ask for use it).
+    language: Mapped[str | None] = mapped_column(String(8))
+    notify_comment_replies: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true(), nullable=False)
 
     @property
     def is_admin(self):

@@ -1,0 +1,1 @@
+"""Comments on diagrams (docs/comments.md): threads, anchors that follow the source, mentions."""
