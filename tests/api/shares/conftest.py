@@ -1,21 +1,3 @@
-"""Fixtures of the shares area: content made over HTTP and the render caches emptied after each test (the
-Kroki-protocol server, `kroki`, `local_backend` and `settings`: tests/conftest.py)."""
-import pytest
-
-from ...helpers import create_diagram, create_project
-
-
-@pytest.fixture
-def project(user):
-    return create_project(user, name="Arquitectura")
-
-
-@pytest.fixture
-def diagram(user, project):
-    return create_diagram(user, project["id"], title="Login flow", description="How we log in",
-                          content="graph TD\n  A --> B")
-
-
-@pytest.fixture(autouse=True)
-def emptied_render_cache(empty_render_cache):
-    """Every test of this area ends with the render and PNG caches emptied."""
+"""Fixtures of the shares area: tests/api/drawn_content.py (a project, a Mermaid diagram, the render caches
+emptied after each test)."""
+from ..drawn_content import diagram, emptied_render_cache, project  # noqa: F401  (fixtures)
