@@ -27,7 +27,6 @@ from ...models.workspaces import Workspace
 from ...ratelimit import spend
 from .plans import plan_for
 
-
 # What a comment row costs besides its body (about a revision row's less the content's indexes).
 COMMENT_OVERHEAD_BYTES = 300
 
@@ -89,14 +88,15 @@ def count_all(user_id: str) -> Counts:
                .where(_billed(user_id)).scalar_subquery())
     revisions = _owned(select(func.count(DiagramRevision.id)).join(Diagram, Diagram.id == DiagramRevision.diagram_id),
                        user_id).scalar_subquery()
-    comments = _owned(select(func.count(Comment.id).label("comments"),
-                             func.coalesce(func.sum(Comment.body_size), 0).label("comment_bytes"))
-                      .select_from(Comment).join(Diagram, Diagram.id == Comment.diagram_id), user_id).subquery()
+    comments = _owned(select(func.count(Comment.id)).select_from(Comment).join(Diagram, Diagram.id == Comment.diagram_id),
+                      user_id).scalar_subquery()
+    comment_bytes = _owned(select(func.coalesce(func.sum(Comment.body_size), 0)).select_from(Comment)
+                           .join(Diagram, Diagram.id == Comment.diagram_id), user_id).scalar_subquery()
     projects = select(func.count(Project.id)).where(_billed(user_id)).scalar_subquery()
     row = db.session.execute(select(projects.label("projects"), diagrams.c.diagrams, folders.label("folders"),
                                     revisions.label("revisions"), diagrams.c.content_bytes,
-                                    diagrams.c.history_bytes, comments.c.comments,
-                                    comments.c.comment_bytes)).one()
+                                    diagrams.c.history_bytes, comments.label("comments"),
+                                    comment_bytes.label("comment_bytes"))).one()
     return Counts(**row._asdict())
 
 
