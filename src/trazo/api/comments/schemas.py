@@ -73,7 +73,8 @@ class CommentSchema(BaseSchema):
     id = ma.fields.String()
     diagram_id = ma.fields.String()
     parent_id = ma.fields.String(allow_none=True)
-    author = ma.fields.Nested(CommentPersonSchema, allow_none=True, metadata={"description": "null once the account is gone"})
+    author = ma.fields.Nested(CommentPersonSchema, allow_none=True,
+                              metadata={"description": "null once the account is gone"})
     body = ma.fields.String()
     anchor = ma.fields.Dict(metadata={
         "description": "type diagram, lines (start_line, end_line as made; current_start_line, current_end_line, "

@@ -88,10 +88,10 @@ def count_all(user_id: str) -> Counts:
                .where(_billed(user_id)).scalar_subquery())
     revisions = _owned(select(func.count(DiagramRevision.id)).join(Diagram, Diagram.id == DiagramRevision.diagram_id),
                        user_id).scalar_subquery()
-    comments = _owned(select(func.count(Comment.id)).select_from(Comment).join(Diagram, Diagram.id == Comment.diagram_id),
-                      user_id).scalar_subquery()
+    on_diagrams = (Diagram, Diagram.id == Comment.diagram_id)
+    comments = _owned(select(func.count(Comment.id)).select_from(Comment).join(*on_diagrams), user_id).scalar_subquery()
     comment_bytes = _owned(select(func.coalesce(func.sum(Comment.body_size), 0)).select_from(Comment)
-                           .join(Diagram, Diagram.id == Comment.diagram_id), user_id).scalar_subquery()
+                           .join(*on_diagrams), user_id).scalar_subquery()
     projects = select(func.count(Project.id)).where(_billed(user_id)).scalar_subquery()
     row = db.session.execute(select(projects.label("projects"), diagrams.c.diagrams, folders.label("folders"),
                                     revisions.label("revisions"), diagrams.c.content_bytes,
