@@ -64,7 +64,7 @@ def test_only_its_author_edits_a_comment(user, diagram, member):
     refused = user.put(f"/comments/{made['id']}", json={"body": "owner's word"})
     error_detail(refused, 403, "not_comment_author")
     spanish = user.put(f"/comments/{made['id']}", json={"body": "x"}, lang="es")
-    assert error_detail(spanish, 403) == "Solo su autor puede editar un comentario."
+    assert error_detail(spanish, 403, "not_comment_author") == "Solo su autor puede editar un comentario."
     assert threads(user, diagram["id"])["items"][0]["body"] == "fixed"
 
 
