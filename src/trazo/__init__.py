@@ -9,6 +9,7 @@ from .api.ai import routes as ai_routes
 from .api.audit import routes as audit_routes
 from .api.billing import routes as billing_routes
 from .api.chat import routes as chat_routes
+from .api.comments import routes as comments_routes
 from .api.diagrams import routes as diagrams_routes
 from .api.files import routes as files_routes
 from .api.folders import routes as folders_routes
@@ -70,6 +71,8 @@ BLUEPRINTS = (
     (invitations_routes.invitations_blp, "/invitations"),
     (invitations_routes.links_blp, "/invite-links"),
     (workspaces_routes.blp, "/workspaces"),
+    (comments_routes.diagram_comments_blp, "/diagrams"),
+    (comments_routes.blp, "/comments"),
 )
 
 

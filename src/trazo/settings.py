@@ -417,6 +417,8 @@ SETTINGS = [
                        "creates (docs/teams.md)"),
         _limit_setting("RATE_LIMIT_INVITE_TOKENS", "30/minute", "invitation and invite-link token lookups, accepts "
                        "and joins per address"),
+        _limit_setting("RATE_LIMIT_COMMENTS", "60/minute", "comments one user writes: new threads, replies and "
+                       "edits (docs/comments.md)"),
     ),
     *_section(
         "Server",

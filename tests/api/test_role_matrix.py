@@ -18,7 +18,7 @@ from trazo.core.workspaces.personal import personal_workspace_id
 from trazo.extensions import db
 from trazo.models.base import new_id
 from trazo.models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession
-from trazo.models.workspaces import OWNER, RANK, ROLES, VIEWER
+from trazo.models.workspaces import COMMENTER, OWNER, RANK, ROLES, VIEWER
 
 from ..helpers import add_provider, create_diagram, create_folder, set_role, share
 
@@ -29,9 +29,9 @@ TEAM_NAME = "Team"
 # A path naming one of these (or under one of these prefixes) reaches a workspace: its content, its members,
 # its invitations or invite links.
 CONTENT_PARAMETERS = ("{project_id}", "{folder_id}", "{diagram_id}", "{link_id}", "{session_id}", "{file_path}",
-                      "{message_id}", "{workspace_id}")
+                      "{message_id}", "{workspace_id}", "{comment_id}")
 CONTENT_PREFIXES = ("/projects", "/folders", "/diagrams", "/shared-links", "/chat-sessions", "/prompt-history",
-                    "/workspaces", "/invitations", "/invite-links")
+                    "/workspaces", "/invitations", "/invite-links", "/comments")
 # Operations of those areas without a workspace role, each for its reason.
 EXEMPT = {
     ("GET", "/projects"),  # lists the projects of the caller's own workspaces (no one object)
@@ -70,6 +70,7 @@ class Objects:
     invitation_id: str
     invite_link_id: str
     password: str  # the caller's
+    comment_id: str  # a thread on the diagram, the caller's when they may comment (editing is the author's)
 
 
 def _send_body():
@@ -116,7 +117,14 @@ REQUESTS = {
     ("PUT", "/diagrams/{diagram_id}/revisions/{number}"): (lambda o: {"json": {"label": "Named"}}, 200),
     ("GET", "/diagrams/{diagram_id}/revisions/{number}/diff"): (lambda o: {}, 200),
     ("POST", "/diagrams/{diagram_id}/revisions/{number}/restore"): (lambda o: {}, 200),
-    ("POST", "/diagrams/{diagram_id}/fix"): (lambda o: {"json": {}}, 400),  # past the access check: no provider
+    ("POST", "/diagrams/{diagram_id}/fix"): (lambda o: {"json": {}}, 400),
+    ("GET", "/diagrams/{diagram_id}/comments"): (lambda o: {}, 200),
+    ("POST", "/diagrams/{diagram_id}/comments"): (lambda o: {"json": {"body": "A thread"}}, 201),
+    ("POST", "/comments/{comment_id}/replies"): (lambda o: {"json": {"body": "A reply"}}, 201),
+    ("PUT", "/comments/{comment_id}"): (lambda o: {"json": {"body": "Edited"}}, 200),
+    ("DELETE", "/comments/{comment_id}"): (lambda o: {}, 204),
+    ("POST", "/comments/{comment_id}/resolve"): (lambda o: {}, 200),
+    ("POST", "/comments/{comment_id}/reopen"): (lambda o: {}, 200),  # past the access check: no provider
     ("POST", "/shared-links"): (lambda o: {"json": {"diagram_id": o.diagram_id}}, 201),
     ("GET", "/shared-links/diagram/{diagram_id}"): (lambda o: {}, 200),
     ("PUT", "/shared-links/{link_id}"): (lambda o: {"json": {"allow_copy_code": False}}, 200),
@@ -240,6 +248,9 @@ def build(app, team, caller):
     diagram = create_diagram(team.owner, project_id, title="Flow", content=MERMAID)
     link = share(team.owner, diagram["id"])
     files = team.owner.get(f"/projects/{project_id}/files").json["files"]
+    commenting = caller in team.members.values() and RANK[_role_of(team, caller)] >= RANK[COMMENTER]
+    comment_id = _created((caller if commenting else team.owner).post(f"/diagrams/{diagram['id']}/comments",
+                                                                       json={"body": "A thread"}))
     with app.app_context():
         session = ChatSession(id=new_id(), user_id=caller.id, diagram_id=diagram["id"])
         db.session.add(session)
@@ -252,8 +263,12 @@ def build(app, team, caller):
         objects = Objects(project_id, folder_id, diagram["id"], link["id"], session.id, message.id,
                           files[0]["path"], _project(team.owner, team.workspace_id, "Target"), personal,
                           team.workspace_id, member.id, team.co_owner.id, invitation_id, invite_link_id,
-                          caller.password)
+                          caller.password, comment_id)
     return objects
+
+
+def _role_of(team, caller):
+    return next(role for role, member in team.members.items() if member is caller)
 
 
 def _url(path, objects, kwargs):

@@ -30,6 +30,9 @@ OBJECT_DETAILS = {
     ("post", "/api/v1/diagrams/convert", "422"), ("post", "/api/v1/diagrams/convert", "502"),
     ("post", "/api/v1/invitations/{token}/accept", PLAN_LIMIT),
     ("post", "/api/v1/invite-links/{token}/join", PLAN_LIMIT),
+    ("post", "/api/v1/diagrams/{diagram_id}/comments", PLAN_LIMIT),
+    ("post", "/api/v1/comments/{comment_id}/replies", PLAN_LIMIT),
+    ("put", "/api/v1/comments/{comment_id}", PLAN_LIMIT),
 }
 
 

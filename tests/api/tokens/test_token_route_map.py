@@ -50,11 +50,18 @@ ROUTES = """
     GET /diagrams/recent                                         read
     POST /diagrams/render                                        public
     GET /diagrams/render/engines                                 public
+    DELETE /comments/{comment_id}                                write
+    PUT /comments/{comment_id}                                   write
+    POST /comments/{comment_id}/reopen                           write
+    POST /comments/{comment_id}/replies                          write
+    POST /comments/{comment_id}/resolve                          write
     DELETE /diagrams/{diagram_id}                                write
     GET /diagrams/{diagram_id}                                   read
     PUT /diagrams/{diagram_id}                                   write
     POST /diagrams/{diagram_id}/duplicate                        write
     POST /diagrams/{diagram_id}/fix                              refused
+    GET /diagrams/{diagram_id}/comments                          read
+    POST /diagrams/{diagram_id}/comments                         write
     GET /diagrams/{diagram_id}/image.{fmt}                       read
     POST /diagrams/{diagram_id}/move                             write
     GET /diagrams/{diagram_id}/revisions                         read

@@ -20,11 +20,20 @@ from ...errors import Forbidden
 from ...extensions import db
 from ...models import User
 from ...models.billing import MEGABYTE, RESOURCE_TYPES
+from ...models.comments import Comment
 from ...models.content import Diagram, Folder, Project
 from ...models.history import DiagramRevision
 from ...models.workspaces import Workspace
 from ...ratelimit import spend
 from .plans import plan_for
+
+# What a comment row costs besides its body (about a revision row's less the content's indexes).
+COMMENT_OVERHEAD_BYTES = 300
+
+
+def comment_overhead(comments: int) -> int:
+    """Bytes the storage figure counts for `comments` rows besides their bodies."""
+    return comments * COMMENT_OVERHEAD_BYTES
 
 
 def row_overhead(diagrams: int = 0, folders: int = 0, revisions: int = 0) -> int:
@@ -37,7 +46,8 @@ def row_overhead(diagrams: int = 0, folders: int = 0, revisions: int = 0) -> int
 @dataclass(frozen=True)
 class Counts:
     """A user's live counts over the workspaces they are billing owner of: projects, diagrams, folders,
-    revisions, and bytes of diagram content and descriptions and of their history (stored, compressed)."""
+    revisions, and bytes of diagram content and descriptions and of their history (stored, compressed), and
+    comments with the bytes of their bodies."""
 
     projects: int
     diagrams: int
@@ -45,14 +55,16 @@ class Counts:
     revisions: int
     content_bytes: int
     history_bytes: int
+    comments: int = 0
+    comment_bytes: int = 0
 
     @property
     def overhead_bytes(self) -> int:
-        return row_overhead(self.diagrams, self.folders, self.revisions)
+        return row_overhead(self.diagrams, self.folders, self.revisions) + comment_overhead(self.comments)
 
     @property
     def storage(self) -> int:
-        return self.content_bytes + self.history_bytes + self.overhead_bytes
+        return self.content_bytes + self.history_bytes + self.comment_bytes + self.overhead_bytes
 
 
 def _billed(user_id: str) -> ColumnElement[bool]:
@@ -76,10 +88,15 @@ def count_all(user_id: str) -> Counts:
                .where(_billed(user_id)).scalar_subquery())
     revisions = _owned(select(func.count(DiagramRevision.id)).join(Diagram, Diagram.id == DiagramRevision.diagram_id),
                        user_id).scalar_subquery()
+    on_diagrams = (Diagram, Diagram.id == Comment.diagram_id)
+    comments = _owned(select(func.count(Comment.id)).select_from(Comment).join(*on_diagrams), user_id).scalar_subquery()
+    comment_bytes = _owned(select(func.coalesce(func.sum(Comment.body_size), 0)).select_from(Comment)
+                           .join(*on_diagrams), user_id).scalar_subquery()
     projects = select(func.count(Project.id)).where(_billed(user_id)).scalar_subquery()
     row = db.session.execute(select(projects.label("projects"), diagrams.c.diagrams, folders.label("folders"),
                                     revisions.label("revisions"), diagrams.c.content_bytes,
-                                    diagrams.c.history_bytes)).one()
+                                    diagrams.c.history_bytes, comments.label("comments"),
+                                    comment_bytes.label("comment_bytes"))).one()
     return Counts(**row._asdict())
 
 

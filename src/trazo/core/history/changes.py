@@ -19,6 +19,7 @@ from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import utf8_size
 from ..billing.quotas import ensure_room
+from ..comments.anchors import follow
 from ..content.limits import ensure_content_fits
 from .revisions import MEASURED_FIELDS, Change, State, open_diagram, plan_change, revision_limit
 
@@ -62,7 +63,10 @@ def save_change(user, diagram_id, fields: Callable[[object], dict], source, *, i
     growth = content_growth(diagram, data)  # before any attribute changes: the stored sizes still hold
     if charge:
         ensure_room(editing.payer, {"storage": history.charged(growth) if history else growth})
+    before = diagram.content
     write_change(diagram, data, history, ignored)
+    if "content" in data and data["content"] != before:  # comment anchors follow the source (docs/comments.md)
+        follow(diagram.id, before or "", diagram.content or "", diagram.diagram_type)
     return Saved(diagram, history, growth)
 
 

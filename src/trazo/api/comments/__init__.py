@@ -1,0 +1,1 @@
+"""Comment threads on diagrams, anchored to lines or elements that follow the source (docs/comments.md)."""
