@@ -136,6 +136,18 @@ def update_profile(user, data):
     return profile(user)
 
 
+NOTIFICATION_COLUMNS = {"comment_mentions": "notify_comment_mentions", "comment_replies": "notify_comment_replies"}
+
+
+def update_notifications(user, data):
+    """Change the notification choices sent (booleans); answers the account (NotificationsSchema reads it)."""
+    for field, column in NOTIFICATION_COLUMNS.items():
+        if field in data:
+            setattr(user, column, data[field])
+    db.session.commit()
+    return user
+
+
 def delete_account(user, phrase, password=None):
     """Delete the account and everything it owns, in one transaction (the password or a recent sign-in)."""
     if (phrase or "").strip().lower() not in DELETE_PHRASES:
