@@ -7,6 +7,7 @@ from sqlalchemy import func, select
 
 from ...auth import confirm_recent_sign_in, current_password_matches
 from ...core.accounts import audit, passwords, personal_tokens, users
+from ...core.accounts.language import remember_language
 from ...core.accounts.session_tokens import issue_session_token
 from ...core.accounts.sign_in import sign_in
 from ...core.accounts.users import count_users, linked_identities, set_password
@@ -65,6 +66,7 @@ def login(email, password):
     lockout.succeed()
     if passwords.needs_rehash(user.password_hash):
         user.password_hash = passwords.hash_password(password)
+    remember_language(user)
     return sign_in(user, "login_success")
 
 
