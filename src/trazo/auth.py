@@ -19,6 +19,7 @@ from flask_babel import gettext as _
 from werkzeug.local import LocalProxy
 
 from .core.accounts import audit, passwords, personal_tokens
+from .core.accounts.language import remember_language
 from .core.accounts.session_tokens import ACCESS_TOKEN, SIGN_IN_CLAIM, unix_seconds
 from .core.credentials import personal_token, personal_token_text, session_token_claims, token_subject
 from .errors import AccountLocked, Forbidden, Unauthorized, app_error_response
@@ -88,6 +89,7 @@ def authenticated_user(token_scope=None):
         raise Unauthorized(_("User not found or inactive"))
     if claims["pca"] < unix_seconds(user.password_changed_at):
         raise Unauthorized(_("Session invalidated. Please log in again."))
+    remember_language(user)
     g.current_user = user
     return user
 

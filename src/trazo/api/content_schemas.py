@@ -39,6 +39,8 @@ class DiagramSchema(BaseSchema):
                                                          "the ETag of GET and PUT /diagrams/{id}"})
     created_at = Timestamp()
     updated_at = Timestamp()
+    open_comment_count = ma.fields.Integer(metadata={"description": "open comment threads on the diagram "
+                                                                    "(docs/comments.md)"})
 
 
 class FolderSchema(BaseSchema):

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from ..core.content.diagram_types import DIAGRAM_TYPES, FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
 from ..core.content.limits import NAME_MAX
 from ..models.history import LABEL_MAX, SOURCE_IMPORT, SOURCES
+from .comments import MAX_COMMENTS, read_comments
 from .parse import decode
 from .sketch import NotImportable, is_sketch, load_json
 
@@ -58,8 +59,12 @@ class ExportRevision:
 
 
 def history_index(diagram, entries):
-    """The bytes of a diagram's `revisions.json`: its path and one entry per revision, oldest first."""
-    return json.dumps({"path": diagram.path, "revisions": entries}, ensure_ascii=False, indent=2).encode()
+    """The bytes of a diagram's `revisions.json`: its path, one entry per revision, oldest first, and its
+    comments when it has some (archive/comments.py)."""
+    data = {"path": diagram.path, "revisions": entries}
+    if getattr(diagram, "comments", None):
+        data["comments"] = diagram.comments
+    return json.dumps(data, ensure_ascii=False, indent=2).encode()
 
 
 def encode_content(text):
@@ -160,20 +165,21 @@ def _revision(entry, history, directory, caps, fallback_title):
 
 
 def read_history(history, index_path, caps, budget, fallback_title):
-    """(revisions by number, warnings) of the index at `index_path`; files it uses leave `history`.
+    """(revisions by number, warnings, comments) of the index at `index_path`; files it uses leave `history`.
     At most `budget` revisions are taken; a duplicated number keeps its first entry."""
     if index_path is None:
-        return [], []
+        return [], [], []
     if not isinstance(index_path, str) or index_path not in history:
-        return [], [UNREADABLE]
+        return [], [UNREADABLE], []
     data = history.pop(index_path)
-    # Each entry is an object: an index with far more braces than revisions can be taken is not parsed.
-    if data.count(b"{") > 4 * budget + 8:
-        return [], [UNREADABLE]
+    # Each entry is an object (a comment two): an index with far more braces than can be taken is not parsed.
+    if data.count(b"{") > 4 * budget + 2 * MAX_COMMENTS + 8:
+        return [], [UNREADABLE], []
     try:
-        entries = _entries(load_json(decode(data)[0]))
+        parsed = load_json(decode(data)[0])
     except NotImportable:
-        entries = []
+        parsed = None
+    entries, comments = _entries(parsed), read_comments(parsed, _moment)
     directory = posixpath.dirname(index_path)
     revisions, numbers, dropped = [], set(), False
     for entry in entries:
@@ -184,8 +190,8 @@ def read_history(history, index_path, caps, budget, fallback_title):
         numbers.add(revision.number)
         revisions.append(revision)
     if not revisions:
-        return [], [UNREADABLE]
-    return sorted(revisions, key=lambda revision: revision.number), [PARTIAL] if dropped else []
+        return [], [UNREADABLE], comments
+    return sorted(revisions, key=lambda revision: revision.number), [PARTIAL] if dropped else [], comments
 
 
 def settle(revisions, current, limit, now, label_limit=None):

@@ -59,6 +59,7 @@ class ExportDiagram:
     history_omitted: int = 0  # its oldest revisions left out to stay within what an import accepts
     image_path: str | None = None  # its SVG, when images were asked for (None again when it was not drawn)
     image_skipped: dict | None = None  # why it has no image: {"reason", "detail"?}
+    comments: list = field(default_factory=list)  # its comments' archive entries (archive/comments.py), with history
 
 
 @dataclass

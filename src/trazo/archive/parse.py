@@ -55,6 +55,7 @@ class PlannedDiagram:
     restored: bool = False  # listed in our export's manifest: keeps its title among the upload's diagrams
     revisions: list = field(default_factory=list)  # PlannedRevision read from the archive's history
     history: list = field(default_factory=list)  # the revisions it gets, once settled (archive/history.py)
+    comments: list = field(default_factory=list)  # PlannedComment read from the archive (archive/comments.py)
 
     @property
     def revision_count(self):

@@ -49,7 +49,8 @@ class ImportPlan:
 
     def take_history(self, diagram, history, index_path, title):
         """The revisions of a restored diagram, from the history files its manifest entry names."""
-        diagram.revisions, warnings = read_history(history, index_path, self.caps, self.revision_budget, title)
+        diagram.revisions, warnings, diagram.comments = read_history(history, index_path, self.caps,
+                                                                     self.revision_budget, title)
         self.revision_budget -= len(diagram.revisions)
         diagram.warnings += warnings
 

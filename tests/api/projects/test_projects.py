@@ -8,7 +8,7 @@ PROJECT_FIELDS = {"id", "name", "description", "emoji", "user_id", "workspace_id
                   "created_at", "updated_at"}
 DIAGRAM_FIELDS = {"id", "title", "content", "description", "diagram_type", "config", "user_preferences",
                   "project_id", "folder_id", "viewport_zoom", "viewport_x", "viewport_y", "version", "created_at",
-                  "updated_at"}
+                  "updated_at", "open_comment_count"}
 
 
 def test_create_project_answers_201_with_defaults(user):

@@ -136,6 +136,8 @@ ROUTES = """
     DELETE /users/me                                             refused
     GET /users/me                                                refused
     PUT /users/me                                                refused
+    GET /users/me/notifications                                  refused
+    PUT /users/me/notifications                                  refused
     GET /users/me/tokens                                         refused
     POST /users/me/tokens                                        refused
     DELETE /users/me/tokens/{token_id}                           refused

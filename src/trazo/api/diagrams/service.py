@@ -9,6 +9,7 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
 from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
+from ...core.comments.counts import OPEN_COMMENT_COUNT, open_comment_count
 from ...core.content import access
 from ...core.content.images import ImageRequest
 from ...core.content.limits import ensure_content_fits
@@ -16,6 +17,7 @@ from ...core.content.revalidations import ending_links
 from ...core.history.changes import bump_version, ensure_version, retrying, save_change
 from ...core.history.revisions import start_history
 from ...core.workspaces.billing import project_payer
+from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.content import Diagram, Project, default_user_preferences
@@ -28,6 +30,8 @@ RECENT_COUNT = 4
 # Saving only these (the view and panel layout) keeps updated_at and the version, so "recent" reflects real
 # edits and a layout change never makes another tab's save stale.
 PRESENTATION_FIELDS = frozenset({"viewport_zoom", "viewport_x", "viewport_y", "user_preferences"})
+# The diagram joined with the caller's membership (access.DIAGRAM) and its open comment count, in one statement.
+DIAGRAM_READ = access.DIAGRAM.add_columns(OPEN_COMMENT_COUNT)
 COPIED_FIELDS = ("content", "description", "diagram_type", "config", "user_preferences", "folder_id")
 
 
@@ -53,6 +57,7 @@ def _new_diagram(user, project, source, **columns):
     db.session.flush()  # the revision's row refers to the diagram's
     db.session.add(revision)
     db.session.commit()
+    diagram.open_comment_count = 0  # a new diagram (a copy too) has no comments
     return diagram
 
 
@@ -69,7 +74,12 @@ def create_diagram(user, project_id, data):
 
 
 def get_diagram(user, diagram_id):
-    return access.diagram(user, diagram_id, VIEWER)
+    row = found_or_404(db.session.execute(DIAGRAM_READ, {"object_id": str(diagram_id), "user_id": user.id}).first(),
+                       _("Diagram not found"))
+    access.ensure_role(row.role, VIEWER)
+    diagram = row[0]
+    diagram.open_comment_count = row.open_comment_count
+    return diagram
 
 
 def diagram_image(user, diagram_id, fmt, theme, if_none_match):
@@ -106,6 +116,7 @@ def _committed(diagram):
     """Commit, and answer with the diagram's values as written: the commit expires the row, and dumping it
     would read it back (one more statement on every autosave)."""
     values = SimpleNamespace(**{column.key: getattr(diagram, column.key) for column in Diagram.__mapper__.column_attrs})
+    values.open_comment_count = open_comment_count(diagram.id)
     db.session.commit()
     return values
 
@@ -133,7 +144,9 @@ def _move_diagram(user, diagram_id, target_project_id, if_match):
         ensure_room(payer, {"diagrams": 1, "storage": _stored_size(diagram) - row_overhead(revisions=1)})
     bump_version(diagram)
     diagram.project_id, diagram.folder_id = target.id, None
+    count = open_comment_count(diagram.id)
     db.session.commit()
+    diagram.open_comment_count = count
     return diagram
 
 

@@ -3,6 +3,7 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, select, update
 
 from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
+from ...core.comments.counts import OPEN_COMMENT_COUNT, counted
 from ...core.content import access
 from ...core.content.revalidations import ending_links
 from ...core.workspaces.billing import project_payer
@@ -32,8 +33,8 @@ def create_folder(user, project_id, data):
 
 def folder_detail(user, folder_id):
     folder = access.folder(user, folder_id, VIEWER)
-    diagrams = db.session.scalars(select(Diagram).where(_in_folder(folder))
-                                  .order_by(Diagram.created_at, Diagram.title, Diagram.id)).all()
+    diagrams = counted(db.session.execute(select(Diagram, OPEN_COMMENT_COUNT).where(_in_folder(folder))
+                                          .order_by(Diagram.created_at, Diagram.title, Diagram.id)))
     return FolderContents(folder, diagrams)
 
 

@@ -21,6 +21,7 @@ from flask_babel import gettext
 from sqlalchemy import func, null, select
 from werkzeug.wsgi import wrap_file
 
+from ...archive.comments import export_entry
 from ...archive.history import ExportRevision
 from ...archive.history_bound import HistoryLimits
 from ...archive.layout import ExportDiagram, ExportFolder, ExportSnapshot, assume_descriptions, mark_descriptions
@@ -32,6 +33,7 @@ from ...core.content.images import DrawingBudget
 from ...core.content.limits import content_caps
 from ...core.history.batches import HistoryStats, history_stats, newest_first, revisions_in_batches
 from ...extensions import db
+from ...models.comments import Comment
 from ...models.content import Diagram, Folder
 from ...models.workspaces import VIEWER
 from ...ratelimit import spend
@@ -60,12 +62,15 @@ def _snapshot(user, project_id, query, with_images=False):
     with_history = query["include_history"] and query["format"] == "zip"  # Markdown carries no history
     folder_id = folders[0].id if query["folder_id"] else None
     stats = history_stats(project.id, folder_id) if with_history else {}
+    exported = [ExportDiagram(*row, revision_count=stats[row.id].count if row.id in stats else 0)
+                for row in db.session.execute(diagrams.order_by(Diagram.created_at, Diagram.id))]
+    if with_history:
+        _attach_comments(exported)
     return ExportSnapshot(
         project={"id": project.id, "name": project.name, "emoji": project.emoji, "description": project.description},
         scope_folder=folders[0] if query["folder_id"] else None,
         folders=folders,
-        diagrams=[ExportDiagram(*row, revision_count=stats[row.id].count if row.id in stats else 0)
-                  for row in db.session.execute(diagrams.order_by(Diagram.created_at, Diagram.id))],
+        diagrams=exported,
         with_descriptions=query["descriptions"],
         read_texts=diagram_texts,
         with_history=with_history,
@@ -74,6 +79,16 @@ def _snapshot(user, project_id, query, with_images=False):
         history_limits=_history_limits(),
         with_images=with_images,
         read_images=diagram_images)
+
+
+def _attach_comments(diagrams):
+    """Each diagram's comments as its revisions.json holds them (archive/comments.py), roots first, in one query."""
+    by_id = {diagram.id: diagram for diagram in diagrams}
+    if not by_id:
+        return
+    for comment in db.session.scalars(select(Comment).where(Comment.diagram_id.in_(list(by_id)))
+                                      .order_by(Comment.parent_id.is_not(None), Comment.created_at, Comment.id)):
+        by_id[comment.diagram_id].comments.append(export_entry(comment))
 
 
 def _history_limits():

@@ -16,6 +16,8 @@ from ...archive.history import PlannedRevision, settle
 from ...core.billing.plans import labelled_revision_limit
 from ...core.history.diffs import MAX_DIFF_LINES, count_lines
 from ...core.history.revisions import State, compress_bound, new_revision, revision_limit, start_history
+from ...models.base import new_id
+from ...models.comments import Comment
 from ...models.content import utf8_size
 from ...models.history import SOURCE_IMPORT
 
@@ -80,4 +82,21 @@ def imported_revisions(diagram, planned, author_id, budget):
         rows.append(row)
         previous = revision.content
     diagram.history_size = sum(row.stored_size for row in rows)
+    return rows
+
+
+def imported_comments(diagrams, planned_diagrams, now):
+    """The comment rows of the new diagrams from their archives (docs/export-format.md, "Comments"): body,
+    anchor, resolution and times kept, no author (accounts do not travel), replies under their new roots."""
+    rows = []
+    for diagram, planned in zip(diagrams, planned_diagrams, strict=True):
+        ids = {}
+        for comment in planned.comments:
+            created = min(comment.created_at or now, now)
+            ids[comment.key] = new_id()
+            rows.append(Comment(id=ids[comment.key], diagram_id=diagram.id, parent_id=ids.get(comment.parent_key),
+                                author_id=None, body=comment.body, body_size=utf8_size(comment.body),
+                                anchor=comment.anchor, mentions=[], resolved=comment.resolved,
+                                resolved_at=min(comment.resolved_at or now, now) if comment.resolved else None,
+                                created_at=created, updated_at=min(max(comment.updated_at or created, created), now)))
     return rows

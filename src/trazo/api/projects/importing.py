@@ -32,7 +32,7 @@ from ...models.content import (
 )
 from ...models.workspaces import EDITOR
 from ..fields import DESCRIPTION_MAX
-from .import_history import DiffBudget, history_bound, imported_revisions, settle_histories
+from .import_history import DiffBudget, history_bound, imported_comments, imported_revisions, settle_histories
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ def _additions(plan, history_bytes):
     """What the import adds to the caller's quota counters: diagrams, and bytes of content, descriptions
     and history (stored, compressed) with the overhead of every row it inserts."""
     size = sum(utf8_size(planned.content) + utf8_size(planned.description[:DESCRIPTION_MAX])
-               for planned in plan.diagrams)
+               + sum(utf8_size(comment.body) for comment in planned.comments) for planned in plan.diagrams)
     rows = row_overhead(diagrams=len(plan.diagrams), folders=len(_new_folders(plan)),
                         revisions=sum(len(planned.history) for planned in plan.diagrams))
     return {"diagrams": len(plan.diagrams), "storage": size + history_bytes + rows}
@@ -191,6 +191,8 @@ def _create(user, project, plan, target, now):
     db.session.add_all(diagrams)
     db.session.flush()  # the revisions' rows refer to the diagrams'
     db.session.add_all(revisions)
+    db.session.flush()
+    db.session.add_all(imported_comments(diagrams, plan.diagrams, now))
     db.session.flush()
     return {"current_usage": usage + len(diagrams), "limit": None, "allowed": True,
             "created_diagram_ids": [diagram.id for diagram in diagrams],

@@ -6,6 +6,7 @@ from flask_babel import gettext as _
 from sqlalchemy import bindparam, delete, func, select
 
 from ...core.billing.quotas import ensure_within_plan
+from ...core.comments.counts import OPEN_COMMENT_COUNT, counted
 from ...core.content import access
 from ...core.content.revalidations import ending_links
 from ...core.workspaces.billing import workspace_payer
@@ -49,7 +50,7 @@ LISTING_OF_WORKSPACE = LISTING.where(Project.workspace_id == bindparam("workspac
 ONE_COUNTED = LISTING.where(Project.id == bindparam("project_id"))
 TREE = (access.reachable_projects().add_columns(Folder).outerjoin(Folder, Folder.project_id == Project.id)
         .where(Project.id == bindparam("project_id")).order_by(func.lower(Folder.name), Folder.id))
-TREE_DIAGRAMS = (select(Diagram).where(Diagram.project_id == bindparam("project_id"))
+TREE_DIAGRAMS = (select(Diagram, OPEN_COMMENT_COUNT).where(Diagram.project_id == bindparam("project_id"))
                  .order_by(Diagram.created_at, Diagram.title, Diagram.id))
 
 
@@ -94,7 +95,7 @@ def project_tree(user, project_id):
     project, role = found_or_404(rows[0] if rows else None, _("Project not found"))[:2]
     access.ensure_role(role, VIEWER)
     folders = [folder for _project, _role, folder in rows if folder is not None]
-    diagrams = db.session.scalars(TREE_DIAGRAMS, {"project_id": project.id}).all()
+    diagrams = counted(db.session.execute(TREE_DIAGRAMS, {"project_id": project.id}))
     by_folder = {folder.id: [] for folder in folders}
     root, type_counts = [], {}
     for diagram in diagrams:

@@ -15,6 +15,8 @@ from .schemas import (
     DeleteAccountSchema,
     InstallationStatusSchema,
     LoginSchema,
+    NotificationsSchema,
+    NotificationsUpdateSchema,
     ProfileUpdateSchema,
     RegisterSchema,
     ResetConfirmSchema,
@@ -101,6 +103,20 @@ class Me(MethodView):
         """Delete my account, its personal workspace and the team workspaces only it belongs to"""
         return service.delete_account(current_user, data["confirmation_phrase"],
                                       data.get("password") or data.get("current_password"))
+
+
+@blp.route("/me/notifications")
+class MyNotifications(MethodView):
+    @blp.response(200, NotificationsSchema)
+    def get(self):
+        """Read which comment e-mails I receive (docs/comments.md)"""
+        return current_user
+
+    @blp.arguments(NotificationsUpdateSchema)
+    @blp.response(200, NotificationsSchema)
+    def put(self, data):
+        """Turn comment e-mails on or off (the fields sent change)"""
+        return service.update_notifications(current_user, data)
 
 
 @blp.route("/change-password", methods=["PUT"])

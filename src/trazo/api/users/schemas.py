@@ -136,3 +136,31 @@ class InstallationStatusSchema(BaseSchema):
 
 class AdminCountSchema(BaseSchema):
     count = ma.fields.Integer(required=True)
+
+
+class NotificationsSchema(BaseSchema):
+    """Which e-mails about comments the account receives (docs/comments.md, "Mentions")."""
+    comment_mentions = ma.fields.Boolean(required=True, attribute="notify_comment_mentions",
+                                         metadata={"description": "E-mail me when a comment mentions me"})
+    comment_replies = ma.fields.Boolean(required=True, attribute="notify_comment_replies",
+                                        metadata={"description": "E-mail me replies in threads I take part in"})
+
+
+class JsonBoolean(ma.fields.Boolean):
+    """`true` or `false` only: no "false" string, no 0 or 1."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class NotificationsUpdateSchema(BaseSchema):
+    """A partial update: the fields sent change, at least one."""
+    comment_mentions = JsonBoolean()
+    comment_replies = JsonBoolean()
+
+    @validates_schema
+    def _not_empty(self, data, **_kwargs):
+        if not data:
+            raise ValidationError(_("Send comment_mentions, comment_replies or both"))

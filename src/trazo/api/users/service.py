@@ -7,6 +7,7 @@ from sqlalchemy import func, select
 
 from ...auth import confirm_recent_sign_in, current_password_matches
 from ...core.accounts import audit, passwords, personal_tokens, users
+from ...core.accounts.language import remember_language
 from ...core.accounts.session_tokens import issue_session_token
 from ...core.accounts.sign_in import sign_in
 from ...core.accounts.users import count_users, linked_identities, set_password
@@ -65,6 +66,7 @@ def login(email, password):
     lockout.succeed()
     if passwords.needs_rehash(user.password_hash):
         user.password_hash = passwords.hash_password(password)
+    remember_language(user)
     return sign_in(user, "login_success")
 
 
@@ -134,6 +136,18 @@ def update_profile(user, data):
     user.updated_at = utcnow()
     db.session.commit()
     return profile(user)
+
+
+NOTIFICATION_COLUMNS = {"comment_mentions": "notify_comment_mentions", "comment_replies": "notify_comment_replies"}
+
+
+def update_notifications(user, data):
+    """Change the notification choices sent (booleans); answers the account (NotificationsSchema reads it)."""
+    for field, column in NOTIFICATION_COLUMNS.items():
+        if field in data:
+            setattr(user, column, data[field])
+    db.session.commit()
+    return user
 
 
 def delete_account(user, phrase, password=None):
