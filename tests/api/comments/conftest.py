@@ -2,24 +2,14 @@
 members by role (docs/comments.md)."""
 import pytest
 
-from trazo.extensions import db
-from trazo.models.base import new_id
-from trazo.models.workspaces import TEAM, Membership, Workspace
-
 from ...helpers import create_diagram, create_project, set_role
 
 SOURCE = "graph TD\n  A --> B\n  B --> C\n  C --> D\n  D --> E\n  E --> F\n"
 
 
 @pytest.fixture
-def team(app, user):
-    with app.app_context():
-        workspace = Workspace(id=new_id(), name="Team", kind=TEAM, billing_owner_id=user.id)
-        db.session.add(workspace)
-        db.session.flush()
-        db.session.add(Membership(workspace_id=workspace.id, user_id=user.id, role="owner"))
-        db.session.commit()
-        return workspace.id
+def team(make_team, user):
+    return make_team(user)["id"]
 
 
 @pytest.fixture

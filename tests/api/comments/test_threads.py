@@ -172,3 +172,15 @@ def test_comments_count_in_the_billing_owners_storage_and_are_refused_past_it(ap
     error_detail(writer.put(f"/comments/{made['id']}", json={"body": "b" * (room + 8)}), 403)  # grows by room + 1
     assert writer.put(f"/comments/{made['id']}", json={"body": "ok"}).status_code == 200  # shrinking is allowed
     assert comment(writer, diagram["id"], "b" * (room - COMMENT_OVERHEAD_BYTES))["id"]
+
+
+def test_a_comment_mentions_members_by_e_mail_and_e_mails_them_in_their_language(user, diagram, member,
+                                                                                smtp_sink, make_user):
+    mentioned, outsider = member("viewer", "Vera Viewer"), make_user(full_name="Otto Outsider")
+    mentioned.get("/users/me", headers={"Accept-Language": "es"})  # the account's language is recorded
+    made = comment(user, diagram["id"], f"@{mentioned.email.upper()} and @{outsider.email}, look at B.")
+    assert made["mentions"] == [{"user_id": mentioned.id, "full_name": "Vera Viewer"}]
+    message = smtp_sink.wait_for(mentioned.email)
+    assert f"/diagrams/{diagram['id']}#comment-{made['id']}" in message["text"]
+    assert "le mencionó en «Flow»" in message["subject"]
+    assert smtp_sink.to(outsider.email) == []
