@@ -114,9 +114,10 @@ def _update_diagram(user, diagram_id, data, if_match, source):
 
 def _committed(diagram):
     """Commit, and answer with the diagram's values as written: the commit expires the row, and dumping it
-    would read it back (one more statement on every autosave)."""
+    would read it back (one more statement on every autosave). Its open comment count was read with it
+    (core/history/revisions.open_diagram)."""
     values = SimpleNamespace(**{column.key: getattr(diagram, column.key) for column in Diagram.__mapper__.column_attrs})
-    values.open_comment_count = open_comment_count(diagram.id)
+    values.open_comment_count = diagram.open_comment_count
     db.session.commit()
     return values
 

@@ -27,6 +27,7 @@ from ...models.history import SOURCE_API, SOURCE_CREATE, SOURCE_EDIT, DiagramRev
 from ...models.workspaces import EDITOR, Membership, Workspace
 from ..billing.plans import plan_for
 from ..billing.quotas import row_overhead
+from ..comments.counts import OPEN_COMMENT_COUNT
 from ..content.access import ensure_role
 from ..workspaces.billing import payer
 from .diffs import line_changes
@@ -42,7 +43,7 @@ HEAD_COLUMNS = (DiagramRevision.id, DiagramRevision.number, DiagramRevision.labe
 # The statements of every save, built once (building them costs more than running them on SQLite).
 _NEWEST = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
            .correlate(Diagram).scalar_subquery())
-OPEN_DIAGRAM = (select(Diagram, Membership.role, Workspace.billing_owner_id, *HEAD_COLUMNS)
+OPEN_DIAGRAM = (select(Diagram, Membership.role, Workspace.billing_owner_id, OPEN_COMMENT_COUNT, *HEAD_COLUMNS)
                 .join(Project, Project.id == Diagram.project_id)
                 .join(Workspace, Workspace.id == Project.workspace_id)
                 .join(Membership, and_(Membership.workspace_id == Workspace.id,
@@ -212,9 +213,9 @@ def open_diagram(user, diagram_id):
     rows = db.session.execute(OPEN_DIAGRAM, {"diagram_id": str(diagram_id), "user_id": user.id}).all()
     if not rows:
         raise NotFound(_("Diagram not found"))
-    diagram, role, billing_owner_id = rows[0][:3]
+    diagram, role, billing_owner_id, diagram.open_comment_count = rows[0][:4]  # the count answers the save
     ensure_role(role, EDITOR)
-    return Editing(diagram, [Head(*row[3:]) for row in rows if row[3] is not None], payer(user, billing_owner_id))
+    return Editing(diagram, [Head(*row[4:]) for row in rows if row[4] is not None], payer(user, billing_owner_id))
 
 
 def plan_change(editing, after, author_id, source, limit_of, at=None):
