@@ -103,3 +103,15 @@ def test_anchors_follow_a_restore(user, diagram, configure):
     anchor = _anchor(user, diagram["id"])
     assert (anchor["revision"], anchor["current_start_line"], anchor["current_end_line"]) == (2, 2, 3)
     assert anchor["outdated"] is False
+
+
+def test_a_save_looks_for_anchors_to_move_only_on_a_diagram_with_comments(user, diagram, count_queries):
+    def comment_reads(content):
+        with count_queries() as counted:
+            assert user.put(f"/diagrams/{diagram['id']}", json={"content": content}).status_code == 200
+        return [statement for statement in counted.statements
+                if statement.lstrip().startswith("SELECT comments.")]  # the save's own statement only counts them
+
+    assert comment_reads(SOURCE + "  F --> G\n") == []
+    comment(user, diagram["id"], "on line 2", anchor={"type": "lines", "start_line": 2, "end_line": 2})
+    assert len(comment_reads(SOURCE + "  F --> H\n")) == 1

@@ -65,7 +65,7 @@ def save_change(user, diagram_id, fields: Callable[[object], dict], source, *, i
         ensure_room(editing.payer, {"storage": history.charged(growth) if history else growth})
     before = diagram.content
     write_change(diagram, data, history, ignored)
-    if "content" in data and data["content"] != before:  # comment anchors follow the source (docs/comments.md)
+    if editing.commented and "content" in data and data["content"] != before:  # anchors follow (docs/comments.md)
         follow(diagram.id, before or "", diagram.content or "", diagram.diagram_type)
     return Saved(diagram, history, growth)
 

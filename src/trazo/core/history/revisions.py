@@ -27,7 +27,7 @@ from ...models.history import SOURCE_API, SOURCE_CREATE, SOURCE_EDIT, DiagramRev
 from ...models.workspaces import EDITOR, Membership, Workspace
 from ..billing.plans import plan_for
 from ..billing.quotas import row_overhead
-from ..comments.counts import OPEN_COMMENT_COUNT
+from ..comments.counts import COMMENTED, OPEN_COMMENT_COUNT
 from ..content.access import ensure_role
 from ..workspaces.billing import payer
 from .diffs import line_changes
@@ -43,7 +43,8 @@ HEAD_COLUMNS = (DiagramRevision.id, DiagramRevision.number, DiagramRevision.labe
 # The statements of every save, built once (building them costs more than running them on SQLite).
 _NEWEST = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
            .correlate(Diagram).scalar_subquery())
-OPEN_DIAGRAM = (select(Diagram, Membership.role, Workspace.billing_owner_id, OPEN_COMMENT_COUNT, *HEAD_COLUMNS)
+OPEN_DIAGRAM = (select(Diagram, Membership.role, Workspace.billing_owner_id, OPEN_COMMENT_COUNT, COMMENTED,
+                       *HEAD_COLUMNS)
                 .join(Project, Project.id == Diagram.project_id)
                 .join(Workspace, Workspace.id == Project.workspace_id)
                 .join(Membership, and_(Membership.workspace_id == Workspace.id,
@@ -195,12 +196,13 @@ class Head(NamedTuple):
 
 @dataclass
 class Editing:
-    """A diagram opened for a change: the row, its two newest revisions (newest first), and the account
-    whose plan limits the change (its workspace's billing owner)."""
+    """A diagram opened for a change: the row, its two newest revisions (newest first), the account whose
+    plan limits the change (its workspace's billing owner), and whether the diagram has comments."""
 
     diagram: object
     head: list
     payer: object
+    commented: bool = False
 
 
 def open_diagram(user, diagram_id):
@@ -213,9 +215,10 @@ def open_diagram(user, diagram_id):
     rows = db.session.execute(OPEN_DIAGRAM, {"diagram_id": str(diagram_id), "user_id": user.id}).all()
     if not rows:
         raise NotFound(_("Diagram not found"))
-    diagram, role, billing_owner_id, diagram.open_comment_count = rows[0][:4]  # the count answers the save
+    diagram, role, billing_owner_id, diagram.open_comment_count, commented = rows[0][:5]  # the count answers the save
     ensure_role(role, EDITOR)
-    return Editing(diagram, [Head(*row[4:]) for row in rows if row[4] is not None], payer(user, billing_owner_id))
+    return Editing(diagram, [Head(*row[5:]) for row in rows if row[5] is not None], payer(user, billing_owner_id),
+                   bool(commented))
 
 
 def plan_change(editing, after, author_id, source, limit_of, at=None):
