@@ -8,9 +8,10 @@ the anchored lines change or vanish, or an element anchor's element is gone.
 from datetime import datetime
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, false
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from .base import Base, IdMixin, TimestampMixin, UTCDateTime
+from .content import utf8_size
 
 ANCHOR_DIAGRAM, ANCHOR_LINES, ANCHOR_ELEMENT = "diagram", "lines", "element"
 BODY_MAX = 10_000
@@ -27,7 +28,8 @@ class Comment(IdMixin, TimestampMixin, Base):
     author_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("users.id", ondelete="SET NULL"),
                                                   index=True)
     body: Mapped[str] = mapped_column(Text, nullable=False)
-    body_size: Mapped[int] = mapped_column(Integer, default=0, nullable=False)  # UTF-8 bytes, for the storage quota
+    # UTF-8 bytes of the body, kept by the validator below for the storage quota.
+    body_size: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
     # {"type": diagram|lines|element, lines: start_line, end_line, revision, quote, current_start_line,
     #  current_end_line; element: element_id; both: outdated}
     anchor: Mapped[dict] = mapped_column(JSON, nullable=False)
@@ -35,3 +37,8 @@ class Comment(IdMixin, TimestampMixin, Base):
     resolved: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false(), nullable=False)
     resolved_by: Mapped[str | None] = mapped_column(String(36), ForeignKey("users.id", ondelete="SET NULL"))
     resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    @validates("body")
+    def _measure(self, key, value):
+        self.body_size = utf8_size(value)
+        return value

@@ -95,7 +95,7 @@ def imported_comments(diagrams, planned_diagrams, now):
             created = min(comment.created_at or now, now)
             ids[comment.key] = new_id()
             rows.append(Comment(id=ids[comment.key], diagram_id=diagram.id, parent_id=ids.get(comment.parent_key),
-                                author_id=None, body=comment.body, body_size=utf8_size(comment.body),
+                                author_id=None, body=comment.body,
                                 anchor=comment.anchor, mentions=[], resolved=comment.resolved,
                                 resolved_at=min(comment.resolved_at or now, now) if comment.resolved else None,
                                 created_at=created, updated_at=min(max(comment.updated_at or created, created), now)))

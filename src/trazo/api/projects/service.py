@@ -78,8 +78,7 @@ def list_projects(user, workspace_id=None):
 def create_project(user, data):
     """A project in the workspace the body names (an editor's), by default the caller's personal one."""
     workspace_id = data.get("workspace_id") or personal_workspace_id(user.id)
-    role = found_or_404(access.role_in(user, workspace_id), _("Workspace not found"))
-    access.ensure_role(role, EDITOR)
+    _workspace, role = access.workspace(user, workspace_id, EDITOR)
     project = Project(workspace_id=workspace_id, user_id=user.id, name=data["name"],
                       description=data.get("description"), emoji=data.get("emoji") or DEFAULT_PROJECT_EMOJI)
     ensure_within_plan(workspace_payer(user, workspace_id), "projects", adding=1)

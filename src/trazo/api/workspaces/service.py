@@ -6,6 +6,7 @@ from datetime import datetime
 from flask_babel import gettext as _
 from sqlalchemy import case, func, select
 
+from ...core.content import access
 from ...core.workspaces import roles, teams
 from ...errors import found_or_404
 from ...extensions import db
@@ -69,7 +70,7 @@ def delete_workspace(user, workspace_id, confirmation):
 
 def list_members(user, workspace_id):
     """The members (any member may read them), in the order they joined."""
-    teams.member_workspace(user, workspace_id, VIEWER)
+    access.workspace(user, workspace_id, VIEWER)
     return _members(Membership.workspace_id == str(workspace_id))
 
 
@@ -108,7 +109,7 @@ def set_billing_owner(user, workspace_id, member_id):
 
 def audit_log(user, workspace_id, page, page_size):
     """A page of the workspace's log (admins), newest first, each entry with its actor (null once gone)."""
-    teams.member_workspace(user, workspace_id, ADMIN)
+    access.workspace(user, workspace_id, ADMIN)
     where = WorkspaceEvent.workspace_id == str(workspace_id)
     total = db.session.scalar(select(func.count()).select_from(WorkspaceEvent).where(where))
     rows = db.session.execute(select(WorkspaceEvent, User.full_name)

@@ -72,28 +72,39 @@ def _billed(user_id: str) -> ColumnElement[bool]:
     return Project.workspace_id.in_(select(Workspace.id).where(Workspace.billing_owner_id == user_id))
 
 
-def _owned(statement: Select, user_id: str) -> Select:
-    return statement.join(Project, Project.id == Diagram.project_id).where(_billed(user_id))
+def _owned(statement: Select, projects: ColumnElement[bool]) -> Select:
+    return statement.join(Project, Project.id == Diagram.project_id).where(projects)
 
 
 def count_all(user_id: str) -> Counts:
     """Every count of `user_id` in one statement. Its cost grows with the user's revisions (~50 ms per 100,000
     on PostgreSQL, docs/security.md), paid by the usage route and by writes that grow the storage."""
+    return _counts(_billed(user_id))
+
+
+def count_project(project_id: str) -> Counts:
+    """Every count of one project (its `projects` is 1), as count_all counts them: what moving it weighs."""
+    return _counts(Project.id == project_id)
+
+
+def _counts(projects: ColumnElement[bool]) -> Counts:
+    """The counts of the projects that meet `projects` (a condition on Project), in one statement."""
     diagrams = _owned(select(func.count(Diagram.id).label("diagrams"),
                              func.coalesce(func.sum(Diagram.content_size + Diagram.description_size), 0)
                              .label("content_bytes"),
                              func.coalesce(func.sum(Diagram.history_size), 0).label("history_bytes")),
-                      user_id).subquery()
+                      projects).subquery()
     folders = (select(func.count(Folder.id)).join(Project, Project.id == Folder.project_id)
-               .where(_billed(user_id)).scalar_subquery())
+               .where(projects).scalar_subquery())
     revisions = _owned(select(func.count(DiagramRevision.id)).join(Diagram, Diagram.id == DiagramRevision.diagram_id),
-                       user_id).scalar_subquery()
+                       projects).scalar_subquery()
     on_diagrams = (Diagram, Diagram.id == Comment.diagram_id)
-    comments = _owned(select(func.count(Comment.id)).select_from(Comment).join(*on_diagrams), user_id).scalar_subquery()
+    comments = _owned(select(func.count(Comment.id)).select_from(Comment).join(*on_diagrams),
+                      projects).scalar_subquery()
     comment_bytes = _owned(select(func.coalesce(func.sum(Comment.body_size), 0)).select_from(Comment)
-                           .join(*on_diagrams), user_id).scalar_subquery()
-    projects = select(func.count(Project.id)).where(_billed(user_id)).scalar_subquery()
-    row = db.session.execute(select(projects.label("projects"), diagrams.c.diagrams, folders.label("folders"),
+                           .join(*on_diagrams), projects).scalar_subquery()
+    project_count = select(func.count(Project.id)).where(projects).scalar_subquery()
+    row = db.session.execute(select(project_count.label("projects"), diagrams.c.diagrams, folders.label("folders"),
                                     revisions.label("revisions"), diagrams.c.content_bytes,
                                     diagrams.c.history_bytes, comments.label("comments"),
                                     comment_bytes.label("comment_bytes"))).one()
@@ -106,7 +117,7 @@ def count_resources(user_id: str, resource_type: str) -> int:
     if resource_type == "projects":
         return db.session.scalar(select(func.count(Project.id)).where(_billed(user_id))) or 0  # never NULL
     if resource_type == "diagrams":
-        return db.session.scalar(_owned(select(func.count(Diagram.id)), user_id))
+        return db.session.scalar(_owned(select(func.count(Diagram.id)), _billed(user_id)))
     return count_all(user_id).storage
 
 

@@ -7,14 +7,14 @@ a row overhead (COMMENT_OVERHEAD_BYTES, core/billing/quotas.py) in the storage q
 workspace's billing owner. Nothing here commits: the API service owns the transaction.
 """
 from flask_babel import gettext as _
-from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy import bindparam, func, select
 
-from ...errors import Conflict, Forbidden, ValidationFailed, found_or_404
+from ...errors import Conflict, Forbidden, ValidationFailed
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
 from ...models.comments import Comment
-from ...models.content import Diagram, Project
+from ...models.content import Diagram, Project, utf8_size
 from ...models.workspaces import ADMIN, COMMENTER, RANK, VIEWER, Membership
 from ..billing.quotas import comment_overhead, ensure_room
 from ..content import access
@@ -26,17 +26,13 @@ STATUSES = (OPEN, RESOLVED, ALL)
 
 COMMENT = (select(Comment, Diagram, Project.workspace_id, Membership.role)
            .join(Diagram, Diagram.id == Comment.diagram_id).join(Project, Project.id == Diagram.project_id)
-           .join(Membership, and_(Membership.workspace_id == Project.workspace_id,
-                                  Membership.user_id == bindparam("user_id")))
-           .where(Comment.id == bindparam("comment_id")))
+           .join(Membership, access.member_of(Project.workspace_id))
+           .where(Comment.id == bindparam("object_id")))
 
 
 def _reach(user, comment_id, need):
     """(comment, diagram, workspace_id, role): 404 for a non-member, 403 below `need`."""
-    row = found_or_404(db.session.execute(COMMENT, {"comment_id": str(comment_id), "user_id": user.id}).first(),
-                       _("Comment not found"))
-    access.ensure_role(row.role, need)
-    return row
+    return access.reach(COMMENT, user, comment_id, need, _("Comment not found"))
 
 
 def _root_only(comment):
@@ -80,16 +76,11 @@ def _charge(user, diagram_id, growth):
     ensure_room(diagram_payer(user, diagram_id), {"storage": growth})
 
 
-def _size(body):
-    return len(body.encode("utf-8"))
-
-
 def _write(user, diagram, workspace_id, body, anchor, parent=None):
-    size = _size(body)
-    _charge(user, diagram.id, size + comment_overhead(1))
+    _charge(user, diagram.id, utf8_size(body) + comment_overhead(1))
     members = mentions.mentioned_members(workspace_id, body)
     comment = Comment(diagram_id=diagram.id, parent_id=parent.id if parent else None, author_id=user.id, body=body,
-                      body_size=size, anchor=anchor, mentions=[member["user_id"] for member in members])
+                      anchor=anchor, mentions=[member["user_id"] for member in members])
     db.session.add(comment)
     db.session.flush()
     mentions.notify(comment, diagram, user, root=parent)
@@ -117,9 +108,8 @@ def edit(user, comment_id, body):
     comment = _reach(user, comment_id, COMMENTER)[0]
     if comment.author_id != user.id:
         raise Forbidden(_("Only its author can edit a comment."), error_code="not_comment_author")
-    size = _size(body)
-    _charge(user, comment.diagram_id, size - comment.body_size)
-    comment.body, comment.body_size = body, size
+    _charge(user, comment.diagram_id, utf8_size(body) - comment.body_size)
+    comment.body = body  # its body_size follows (models/comments.py)
     comment.updated_at = utcnow()
     return comment
 
@@ -130,9 +120,7 @@ def delete(user, comment_id):
     if comment.author_id != user.id and RANK[role] < RANK[ADMIN]:
         raise Forbidden(_("Only its author or a workspace admin can delete a comment."),
                         error_code=access.INSUFFICIENT_ROLE)
-    if comment.parent_id is None:
-        db.session.execute(Comment.__table__.delete().where(Comment.parent_id == comment.id))
-    db.session.delete(comment)
+    db.session.delete(comment)  # a root's replies go with it (the parent_id foreign key cascades)
 
 
 def set_resolved(user, comment_id, resolved):

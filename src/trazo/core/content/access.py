@@ -13,26 +13,29 @@ from ...errors import Forbidden, found_or_404
 from ...extensions import db
 from ...models.content import Diagram, Folder, Project
 from ...models.sharing import SharedLink
-from ...models.workspaces import RANK, Membership
+from ...models.workspaces import RANK, Membership, Workspace
 
 INSUFFICIENT_ROLE = "insufficient_role"
 
 
-def _member_of(workspace_column):
+def member_of(workspace_column):
+    """The join condition on Membership: the caller (the `user_id` bound parameter) in `workspace_column`."""
     return and_(Membership.workspace_id == workspace_column, Membership.user_id == bindparam("user_id"))
 
 
-PROJECT = (select(Project, Membership.role).join(Membership, _member_of(Project.workspace_id))
+PROJECT = (select(Project, Membership.role).join(Membership, member_of(Project.workspace_id))
            .where(Project.id == bindparam("object_id")))
 FOLDER = (select(Folder, Membership.role).join(Project, Project.id == Folder.project_id)
-          .join(Membership, _member_of(Project.workspace_id)).where(Folder.id == bindparam("object_id")))
+          .join(Membership, member_of(Project.workspace_id)).where(Folder.id == bindparam("object_id")))
 DIAGRAM = (select(Diagram, Membership.role).join(Project, Project.id == Diagram.project_id)
-           .join(Membership, _member_of(Project.workspace_id)).where(Diagram.id == bindparam("object_id")))
+           .join(Membership, member_of(Project.workspace_id)).where(Diagram.id == bindparam("object_id")))
 SHARED_LINK = (select(SharedLink, Membership.role).join(Diagram, Diagram.id == SharedLink.diagram_id)
-               .join(Project, Project.id == Diagram.project_id).join(Membership, _member_of(Project.workspace_id))
+               .join(Project, Project.id == Diagram.project_id).join(Membership, member_of(Project.workspace_id))
                .where(SharedLink.id == bindparam("object_id")))
+WORKSPACE = (select(Workspace, Membership.role).join(Membership, member_of(Workspace.id))
+             .where(Workspace.id == bindparam("object_id")))
 DIAGRAM_ID = (select(Diagram.id, Membership.role).join(Project, Project.id == Diagram.project_id)
-              .join(Membership, _member_of(Project.workspace_id)).where(Diagram.id == bindparam("object_id")))
+              .join(Membership, member_of(Project.workspace_id)).where(Diagram.id == bindparam("object_id")))
 
 
 def ensure_role(role, need):
@@ -41,11 +44,17 @@ def ensure_role(role, need):
         raise Forbidden(_("Your role in this workspace does not allow this"), error_code=INSUFFICIENT_ROLE)
 
 
-def _reach(statement, user, object_id, need, message):
+def reach(statement, user, object_id, need, message):
+    """The row of `statement` (an object joined with `member_of`, its last column the role; bound parameters
+    `object_id` and `user_id`) when the caller's role includes `need`: 404 `message` for a non-member."""
     row = found_or_404(db.session.execute(statement, {"object_id": str(object_id), "user_id": user.id}).first(),
                        message)
     ensure_role(row.role, need)
-    return row[0]
+    return row
+
+
+def _reach(statement, user, object_id, need, message):
+    return reach(statement, user, object_id, need, message)[0]
 
 
 def project(user, project_id, need):
@@ -95,13 +104,13 @@ def folder_of_project(project_id, folder_id):
                         _("Folder not found"))
 
 
-def role_in(user, workspace_id):
-    """The caller's role in `workspace_id`, or None when not a member."""
-    return db.session.scalar(select(Membership.role).where(Membership.workspace_id == workspace_id,
-                                                           Membership.user_id == user.id))
+def workspace(user, workspace_id, need):
+    """(the workspace `workspace_id`, the caller's role) when that role includes `need` (404 "Workspace not
+    found" for a non-member), in one statement."""
+    return reach(WORKSPACE, user, workspace_id, need, _("Workspace not found"))
 
 
 def reachable_projects():
     """A select of (Project, the caller's role) over every workspace of the caller, who is the `user_id`
     bound parameter (build it once, run it with {"user_id": ...})."""
-    return select(Project, Membership.role).join(Membership, _member_of(Project.workspace_id))
+    return select(Project, Membership.role).join(Membership, member_of(Project.workspace_id))

@@ -14,7 +14,7 @@ from datetime import timedelta
 from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext
-from sqlalchemy import and_, delete, func, select
+from sqlalchemy import delete, func, select
 
 from ...errors import AppError, Conflict, Forbidden, NotFound, found_or_404
 from ...extensions import db
@@ -26,16 +26,16 @@ from ...models.workspaces import (
     EDITOR,
     OWNER,
     PERSONAL,
-    RANK,
     VIEWER,
     Invitation,
     Membership,
     Workspace,
 )
-from ..content.access import INSUFFICIENT_ROLE, ensure_role
+from ..content import access
 from ..hashing import digest
 from ..mail.compose import send_template
 from ..workspaces.members import add_member, lock_workspace, member_count, record_event
+from ..workspaces.roles import ensure_may_grant
 
 TOKEN_BYTES = 32
 # Pending (unexpired) invitations one workspace may hold: one admin cannot fill the table.
@@ -63,20 +63,10 @@ def new_token():
 def administered_workspace(user, workspace_id, team_only=True):
     """(the workspace `workspace_id`, the caller's role) when the caller is one of its admins: 404 for a
     non-member, 403 insufficient_role below admin, 409 for a personal workspace when `team_only`."""
-    row = found_or_404(db.session.execute(
-        select(Workspace, Membership.role).join(Membership, and_(Membership.workspace_id == Workspace.id,
-                                                                 Membership.user_id == user.id))
-        .where(Workspace.id == str(workspace_id))).first(), _("Workspace not found"))
-    ensure_role(row.role, ADMIN)
-    if team_only and row[0].kind == PERSONAL:
+    workspace, role = access.workspace(user, workspace_id, ADMIN)
+    if team_only and workspace.kind == PERSONAL:
         raise Conflict(_("A personal workspace has no other members"))
-    return row[0], row.role
-
-
-def ensure_may_grant(own_role, role):
-    """403 insufficient_role when `role` is above the caller's own role."""
-    if RANK[role] > RANK[own_role]:
-        raise Forbidden(_("You cannot grant a role above your own"), error_code=INSUFFICIENT_ROLE)
+    return workspace, role
 
 
 def person(user_id):

@@ -29,13 +29,18 @@ def workspace_diagrams(*workspace_ids):
             .where(Project.workspace_id.in_(workspace_ids)))
 
 
+def end_chat_sessions(*conditions):
+    """Delete the chat sessions that meet `conditions` (their messages cascade), in the caller's transaction:
+    how many went."""
+    return db.session.execute(delete(ChatSession).where(*conditions)
+                              .execution_options(synchronize_session=False)).rowcount
+
+
 def end_membership(membership):
-    """Delete `membership` and its person's chat sessions on the workspace's diagrams (their messages
-    cascade), in the caller's transaction."""
-    db.session.execute(delete(ChatSession).where(ChatSession.user_id == membership.user_id,
-                                                 ChatSession.diagram_id.in_(workspace_diagrams(
-                                                     membership.workspace_id)))
-                       .execution_options(synchronize_session=False))
+    """Delete `membership` and its person's chat sessions on the workspace's diagrams, in the caller's
+    transaction."""
+    end_chat_sessions(ChatSession.user_id == membership.user_id,
+                      ChatSession.diagram_id.in_(workspace_diagrams(membership.workspace_id)))
     db.session.delete(membership)
 
 

@@ -57,6 +57,12 @@ def _refuse(message):
     raise Forbidden(message, error_code=INSUFFICIENT_ROLE)
 
 
+def ensure_may_grant(own_role, role):
+    """403 insufficient_role when `role` is above the caller's own role (a role change, an invitation)."""
+    if RANK[role] > RANK[own_role]:
+        _refuse(_("You cannot grant a role above your own"))
+
+
 def _hand_over_billing(workspace, leaving_user_id, actor_id):
     """When `leaving_user_id` holds the billing ownership and stops being an owner, the longest-standing
     other owner takes it (logged)."""
@@ -77,8 +83,7 @@ def change_role(user, workspace_id, target_id, role):
     target = _target(workspace, target_id)
     if OWNER in (role, target.role) and mine.role != OWNER:
         _refuse(_("Only an owner can grant or take the owner role"))
-    if RANK[role] > RANK[mine.role]:
-        _refuse(_("You cannot grant a role above your own"))
+    ensure_may_grant(mine.role, role)
     if target.role == role:
         return target
     if target.role == OWNER:

@@ -6,23 +6,16 @@ rows without bound (409 beyond it).
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
-from ...errors import BadRequest, Conflict, found_or_404
+from ...errors import BadRequest, Conflict
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.workspaces import ADMIN, OWNER, PERSONAL, TEAM, Workspace
 from ..billing.quotas import lock_account
-from ..content.access import ensure_role, role_in
+from ..content import access
 from .departure import delete_workspaces
 from .members import add_member, lock_workspace, record_event
 
 MAX_TEAM_WORKSPACES = 50
-
-
-def member_workspace(user, workspace_id, need):
-    """The workspace `workspace_id` when the caller's role in it includes `need` (404 for a non-member)."""
-    role = found_or_404(role_in(user, str(workspace_id)), _("Workspace not found"))
-    ensure_role(role, need)
-    return db.session.get(Workspace, str(workspace_id)), role
 
 
 def create_team(user, name):
@@ -43,7 +36,7 @@ def create_team(user, name):
 
 def rename(user, workspace_id, name):
     """An admin renames the workspace (logged workspace_renamed). The caller commits."""
-    workspace, _role = member_workspace(user, workspace_id, ADMIN)
+    workspace, _role = access.workspace(user, workspace_id, ADMIN)
     if workspace.name != name:
         record_event(workspace.id, user.id, "workspace_renamed", previous_name=workspace.name, name=name)
         workspace.name = name
@@ -54,7 +47,7 @@ def rename(user, workspace_id, name):
 def delete_team(user, workspace_id, confirmation):
     """An owner deletes the team workspace and its projects; `confirmation` must be its exact name (400);
     a personal workspace answers 409. The caller commits."""
-    workspace, _role = member_workspace(user, workspace_id, OWNER)
+    workspace, _role = access.workspace(user, workspace_id, OWNER)
     if workspace.kind == PERSONAL:
         raise Conflict(_("A personal workspace is deleted only with its account"))
     if confirmation != workspace.name:
