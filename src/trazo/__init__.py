@@ -11,6 +11,7 @@ from .api.billing import routes as billing_routes
 from .api.chat import routes as chat_routes
 from .api.comments import routes as comments_routes
 from .api.diagrams import routes as diagrams_routes
+from .api.events import routes as events_routes
 from .api.files import routes as files_routes
 from .api.folders import routes as folders_routes
 from .api.health import routes as health_routes
@@ -29,6 +30,7 @@ from .api.users import routes as users_routes
 from .api.workspaces import routes as workspaces_routes
 from .cli import register_commands
 from .config import load_config
+from .core import events
 from .core.content import revalidations
 from .core.mail import delivery
 from .errors import register_error_handlers
@@ -73,6 +75,9 @@ BLUEPRINTS = (
     (workspaces_routes.blp, "/workspaces"),
     (comments_routes.diagram_comments_blp, "/diagrams"),
     (comments_routes.blp, "/comments"),
+    (events_routes.diagram_blp, "/diagrams"),
+    (events_routes.workspace_blp, "/workspaces"),
+    (events_routes.blp, "/events"),
 )
 
 
@@ -109,6 +114,7 @@ def create_app(overrides=None, env=None):
     register_error_handlers(app)
     web.register_request_hooks(app)
     delivery.init_app(app)  # outbox delivery after each commit (docs/operations.md)
+    events.init_app(app)  # the change feed: events published after their commit (docs/events.md)
     revalidations.init_app(app)  # ended image links forgotten after each commit (docs/image-links.md)
     web.register_docs_assets(app)
     metrics.instrument(app)

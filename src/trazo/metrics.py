@@ -51,6 +51,8 @@ db_connections = Gauge("trazo_db_connections_in_use", "Database connections chec
                        multiprocess_mode="livesum")
 sse_streams = Gauge("trazo_sse_streams_open", "Open chat reply streams (Server-Sent Events)",
                     multiprocess_mode="livesum")
+event_streams = Gauge("trazo_event_streams_open", "Open change feed streams (Server-Sent Events)",
+                      multiprocess_mode="livesum")
 outbound_calls = Counter("trazo_outbound_calls_total", "Calls to outside services, by outcome",
                          ("integration", "outcome"))
 outbound_seconds = Histogram("trazo_outbound_call_duration_seconds",
@@ -169,6 +171,14 @@ def stream_opened():
 
 def stream_closed():
     sse_streams.dec()
+
+
+def event_stream_opened():
+    event_streams.inc()
+
+
+def event_stream_closed():
+    event_streams.dec()
 
 
 class OutboundTimer:

@@ -290,9 +290,6 @@ SETTINGS = [
         S("GEMINI_BASE_URL", STR, "https://generativelanguage.googleapis.com/v1beta", "Gemini endpoint"),
         S("DEEPSEEK_BASE_URL", STR, "https://api.deepseek.com/v1", "DeepSeek endpoint"),
         S("MINIMAX_BASE_URL", STR, "https://api.minimax.io/v1", "MiniMax endpoint"),
-        S("SSE_KEEPALIVE_SECONDS", INT, 15, "seconds between keep-alive comments on an open chat stream"),
-        S("SSE_ACCESS_CHECK_SECONDS", INT, 10, "seconds between checks that an open chat stream's caller may still "
-          "read its diagram (a removed member's stream ends within it; docs/teams.md)"),
         S("AI_TIMEOUT", INT, 120, "total deadline of one AI call, connection, headers and the whole answer "
           "(streamed chat replies included), in seconds; 504 `timeout` when it passes"),
         S("AI_MAX_RESPONSE_BYTES", INT, 4 * 1024 * 1024, "most bytes read from one AI answer (plain or streamed); "
@@ -331,6 +328,19 @@ SETTINGS = [
         S("STORAGE_OVERHEAD_REVISION_BYTES", INT, 500, "the same for each revision"),
         S("REVISION_COALESCE_SECONDS", INT, 600, "saves by the same author within this many seconds of the newest "
           "unlabelled revision's creation amend it instead of adding one (autosave); docs/history.md"),
+    ),
+    *_section(
+        "Streams and the change feed",
+        S("SSE_KEEPALIVE_SECONDS", INT, 15, "seconds between keep-alive comments on an open stream (chat replies "
+          "and the change feed)"),
+        S("SSE_ACCESS_CHECK_SECONDS", INT, 10, "seconds between checks that an open stream's caller may still read "
+          "what it follows (a removed member's stream ends within it; docs/teams.md, docs/events.md)"),
+        S("EVENT_REPLAY_SECONDS", INT, 600, "how long the change feed keeps events for reconnecting streams "
+          "(`Last-Event-ID`); older ones answer a `reset` event (docs/events.md)"),
+        S("EVENT_TICKET_SECONDS", INT, 60, "how long a one-use change feed ticket (for `EventSource`) is valid"),
+        S("EVENT_STREAMS_PER_WORKER", INT, 256, "most change feed streams one worker holds open (each holds a "
+          "thread: keep it below `GUNICORN_THREADS`, the rest serve requests); beyond it 503 with Retry-After"),
+        S("EVENT_STREAMS_PER_USER", INT, 10, "most change feed streams one user holds open on one worker"),
     ),
     *_section(
         "OAuth",
@@ -417,6 +427,8 @@ SETTINGS = [
                        "creates (docs/teams.md)"),
         _limit_setting("RATE_LIMIT_INVITE_TOKENS", "30/minute", "invitation and invite-link token lookups, accepts "
                        "and joins per address"),
+        _limit_setting("RATE_LIMIT_EVENT_STREAMS", "60/minute", "change feed streams one user opens and tickets "
+                       "they ask for (docs/events.md)"),
         _limit_setting("RATE_LIMIT_COMMENTS", "60/minute", "comments one user writes: new threads, replies and "
                        "edits (docs/comments.md)"),
     ),
@@ -426,8 +438,9 @@ SETTINGS = [
         S("PORT", INT, 8000, "the port gunicorn binds", config=False),
         S("WEB_CONCURRENCY", INT, _web_concurrency, "gunicorn workers", config=False,
           shown="1 worker with `memory://` (2×cores up to 4 with Redis)", example="#"),
-        S("GUNICORN_THREADS", INT, 128, "threads per worker: each open chat stream holds one thread; the database "
-          "pool keeps at most 10 of their connections", config=False),
+        S("GUNICORN_THREADS", INT, 320, "threads per worker: each open stream (chat reply, change feed) holds one "
+          "thread (docs/events.md, \"Capacity\"); the database pool keeps at most 10 of their connections",
+          config=False),
         S("GUNICORN_TIMEOUT", INT, 60, "seconds a silent worker lives before gunicorn restarts it", config=False),
         S("GUNICORN_GRACEFUL_TIMEOUT", INT, 30, "seconds a worker has to finish its requests at a restart",
           config=False),

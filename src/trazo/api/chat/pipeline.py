@@ -20,9 +20,10 @@ from ...services.ai.prompts import chat as chat_texts
 from ...services.ai.prompts.generation import repair_prompt
 from ...services.ai.replies import carries_diagram, has_start_marker, normalize_markers, split_reply, thinking_excerpt
 from ...services.ai.text import ThinkFilter
+from ..sse import sse_response
 from . import context, service, turns
 from .context import CODE, TEXT
-from .sse import Channel, event_stream, sse_response, start_thread
+from .sse import Channel, event_stream, start_thread
 
 log = logging.getLogger(__name__)
 

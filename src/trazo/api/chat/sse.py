@@ -6,27 +6,19 @@ server closes the response iterator; that cancels the worker, which stops the up
 whose caller lost access to the session (left the workspace, removed, session deleted) ends with an `error`
 event at the next access check (docs/teams.md, "Leaving, removal and deletion").
 """
-import json
 import logging
 import queue
 import threading
 import time
 
-from flask import Response
-
 from ...logs import current_request_id, run_with_request_id
 from ...metrics import stream_closed, stream_opened
+from ..sse import KEEP_ALIVE, sse_event
 
 log = logging.getLogger(__name__)
 
-KEEP_ALIVE = ": keep-alive\n\n"
 TERMINAL_TYPES = ("done", "error")
 _FINISHED = object()
-
-
-def sse_event(payload):
-    """One event: a single `data:` line of compact UTF-8 JSON and a blank line."""
-    return f"data: {json.dumps(payload, ensure_ascii=False, separators=(',', ':'))}\n\n"
 
 
 class Channel:
@@ -112,11 +104,6 @@ def event_stream(channel, start_worker, keepalive_seconds, refusal=None, check_s
     finally:
         stream_closed()  # the end, an error, or the client gone (the server closes the iterator)
         channel.cancel()
-
-
-def sse_response(events):
-    return Response(events, mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 def start_thread(target, *args):

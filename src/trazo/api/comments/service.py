@@ -1,7 +1,11 @@
-"""Comment threads (core/comments/threads.py) in their transactions, answered in the comment shape."""
+"""Comment threads (core/comments/threads.py) in their transactions, answered in the comment shape; each
+write is published on the diagram's feed as `comment.<action>` with the comment (docs/events.md)."""
 from ...core.comments import threads
+from ...core.content.access import workspace_of_diagram
+from ...core.events.publish import COMMENT, record
 from ...extensions import db
 from ..common import page_envelope
+from .schemas import CommentSchema
 
 
 def _person(user_id, names):
@@ -18,9 +22,16 @@ def shown(comment, names):
             "resolved_by": _person(comment.resolved_by, names), "resolved_at": comment.resolved_at}
 
 
-def _committed(comment):
+def _published(user, action, comment, answer):
+    record(f"{COMMENT}.{action}", workspace_of_diagram(comment.diagram_id), {"comment": CommentSchema().dump(answer)},
+           comment.diagram_id, user)
+
+
+def _committed(user, action, comment):
+    answer = shown(comment, threads.names_of(comment))
+    _published(user, action, comment, answer)
     db.session.commit()
-    return shown(comment, threads.names_of(comment))
+    return answer
 
 
 def list_threads(user, diagram_id, status, page, page_size):
@@ -31,21 +42,23 @@ def list_threads(user, diagram_id, status, page, page_size):
 
 
 def create(user, diagram_id, data):
-    return _committed(threads.create(user, diagram_id, data["body"], data["anchor"]))
+    return _committed(user, "created", threads.create(user, diagram_id, data["body"], data["anchor"]))
 
 
 def reply(user, comment_id, data):
-    return _committed(threads.reply(user, comment_id, data["body"]))
+    return _committed(user, "created", threads.reply(user, comment_id, data["body"]))
 
 
 def edit(user, comment_id, data):
-    return _committed(threads.edit(user, comment_id, data["body"]))
+    return _committed(user, "updated", threads.edit(user, comment_id, data["body"]))
 
 
 def delete(user, comment_id):
-    threads.delete(user, comment_id)
+    comment = threads.delete(user, comment_id)
+    _published(user, "deleted", comment, {"id": comment.id, "diagram_id": comment.diagram_id,
+                                          "parent_id": comment.parent_id})
     db.session.commit()
 
 
 def set_resolved(user, comment_id, resolved):
-    return _committed(threads.set_resolved(user, comment_id, resolved))
+    return _committed(user, "resolved" if resolved else "reopened", threads.set_resolved(user, comment_id, resolved))

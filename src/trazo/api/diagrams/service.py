@@ -14,6 +14,7 @@ from ...core.content import access
 from ...core.content.images import ImageRequest
 from ...core.content.limits import ensure_content_fits
 from ...core.content.revalidations import ending_links
+from ...core.events.publish import DIAGRAM_CREATED, DIAGRAM_MOVED, diagram_event, diagrams_deleted
 from ...core.history.changes import bump_version, ensure_version, retrying, save_change
 from ...core.history.revisions import start_history
 from ...core.workspaces.billing import project_payer
@@ -56,6 +57,7 @@ def _new_diagram(user, project, source, **columns):
     db.session.add(diagram)
     db.session.flush()  # the revision's row refers to the diagram's
     db.session.add(revision)
+    diagram_event(DIAGRAM_CREATED, diagram, project.workspace_id, user, diagram_type=diagram.diagram_type)
     db.session.commit()
     diagram.open_comment_count = 0  # a new diagram (a copy too) has no comments
     return diagram
@@ -126,6 +128,7 @@ def delete_diagram(user, diagram_id):
     """Delete the diagram; its history, shared links and chat sessions go with it (database cascades)."""
     diagram = access.diagram(user, diagram_id, EDITOR)
     ending_links(SharedLink.diagram_id == diagram.id)
+    diagrams_deleted(access.workspace_of_diagram(diagram.id), [diagram.id], user)
     db.session.execute(delete(Diagram).where(Diagram.id == diagram.id))
     db.session.commit()
     return {"message": _("Diagram deleted successfully")}
@@ -140,11 +143,12 @@ def _move_diagram(user, diagram_id, target_project_id, if_match):
     diagram = access.diagram(user, diagram_id, EDITOR)
     ensure_version(diagram, if_match)
     target = access.target_project(user, target_project_id, EDITOR)
-    payer = project_payer(user, target)
-    if payer.id != project_payer(user, access.project_of(diagram)).id:  # into another account's limits
+    payer, source = project_payer(user, target), access.project_of(diagram)
+    if payer.id != project_payer(user, source).id:  # into another account's limits
         ensure_room(payer, {"diagrams": 1, "storage": _stored_size(diagram) - row_overhead(revisions=1)})
     bump_version(diagram)
     diagram.project_id, diagram.folder_id = target.id, None
+    diagram_event(DIAGRAM_MOVED, diagram, (target.workspace_id, source.workspace_id), user)
     count = open_comment_count(diagram.id)
     db.session.commit()
     diagram.open_comment_count = count

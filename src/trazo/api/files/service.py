@@ -18,6 +18,7 @@ from werkzeug.http import parse_etags
 from ...core.billing.quotas import ensure_room, lock_account, row_overhead, spend_creations
 from ...core.content import access
 from ...core.content.revalidations import ending_links
+from ...core.events.publish import DIAGRAM_CREATED, diagram_event, diagrams_deleted
 from ...core.history.changes import ensure_version, etag, retrying, save_change
 from ...core.history.revisions import content_hash, start_history
 from ...core.workspaces.billing import project_payer
@@ -193,7 +194,7 @@ def write_file(user, project_id, target, body, if_match=None, if_none_match=None
             if if_match:
                 raise PreconditionFailed(_("There is no file at this path; If-Match cannot match."),
                                          error_code="file_missing")
-            return _create(user, payer, project.id, target, body)
+            return _create(user, payer, project, target, body)
         if if_none_match and _names(if_none_match, entry):
             raise PreconditionFailed(_("A file already exists at this path."), headers={"ETag": etag(entry)},
                                      error_code="file_exists", extra={"current_version": entry.version})
@@ -242,7 +243,8 @@ def new_diagram(user, project_id, folder_id, title, diagram_type, content, descr
     return diagram, start_history(diagram, user.id, SOURCE_API, now)
 
 
-def _create(user, payer, project_id, target, body):
+def _create(user, payer, project, target, body):
+    project_id = project.id
     diagram_type = _typed(target, body)
     now = utcnow()
     folder_id = folder = None
@@ -263,6 +265,7 @@ def _create(user, payer, project_id, target, body):
     db.session.add(diagram)
     db.session.flush()
     db.session.add(revision)
+    diagram_event(DIAGRAM_CREATED, diagram, project.workspace_id, user, diagram_type=diagram.diagram_type)
     db.session.commit()
     return _written(target, diagram, body["content"], True)
 
@@ -287,6 +290,7 @@ def delete_file(user, project_id, target, if_match=None):
         entry = _found(read_index(project.id, with_hashes=False), target)
         ensure_version(entry, if_match)
         ending_links(SharedLink.diagram_id == entry.diagram_id)
+        diagrams_deleted(project.workspace_id, [entry.diagram_id], user)
         deleted = db.session.execute(delete(Diagram).where(Diagram.id == entry.diagram_id,
                                                            Diagram.version == entry.version))
         if deleted.rowcount != 1:  # saved or deleted since the index was read: look again

@@ -20,6 +20,7 @@ from ...core.billing.quotas import ensure_room, lock_account, row_overhead, spen
 from ...core.content import access
 from ...core.content.limits import content_caps
 from ...core.content.revalidations import ending_links
+from ...core.events.publish import DIAGRAM_CREATED, diagram_event, diagrams_deleted
 from ...core.history.changes import retrying, save_change
 from ...core.history.revisions import compress_bound, content_hash, revision_limit
 from ...core.workspaces.billing import project_payer
@@ -149,7 +150,8 @@ def _sync(user, project_id, incoming, path_problems, delete_missing, dry_run):
         return answer
     # Spent before writing, so a refused sync costs no writes (one the storage check refuses has spent it).
     spend_creations(user, len(created) + len(missing))
-    growth = _delete(deleted) + _create(user, project.id, created, folders, missing) + _update(user, payer, changed)
+    growth = (_delete(user, project, deleted) + _create(user, project, created, folders, missing)
+              + _update(user, payer, changed))
     ensure_room(payer, {"storage": growth}, written=True)
     db.session.commit()
     return answer
@@ -179,9 +181,10 @@ def _storage_bound(created, changed, deleted, new_folders):
     return bound + rows - sum(entry.stored for entry in deleted)
 
 
-def _delete(entries):
+def _delete(user, project, entries):
     """Delete the diagrams with their history; what they weighed, their rows included, as a negative growth."""
     ids, revisions = [entry.diagram_id for entry in entries], 0
+    diagrams_deleted(project.workspace_id, ids, user)
     for start in range(0, len(ids), DELETE_CHUNK):
         chunk = ids[start:start + DELETE_CHUNK]
         revisions += db.session.scalar(select(func.count(DiagramRevision.id))
@@ -191,9 +194,9 @@ def _delete(entries):
     return -sum(entry.stored for entry in entries) - row_overhead(diagrams=len(ids), revisions=revisions)
 
 
-def _create(user, project_id, items, folders, missing):
+def _create(user, project, items, folders, missing):
     """Insert the `missing` folders, then the new diagrams and their first revisions, a chunk at a time."""
-    now = utcnow()
+    project_id, now = project.id, utcnow()
     new_folders = [new_folder(project_id, name, now) for name in missing.values()]
     folders.update(zip(missing, (folder.id for folder in new_folders), strict=True))
     growth = row_overhead(diagrams=len(items), folders=len(new_folders), revisions=len(items))
@@ -207,6 +210,8 @@ def _create(user, project_id, items, folders, missing):
         db.session.flush()
         db.session.add_all(revision for _diagram, revision in pairs)
         db.session.flush()
+        for diagram, _revision in pairs:
+            diagram_event(DIAGRAM_CREATED, diagram, project.workspace_id, user, diagram_type=diagram.diagram_type)
         growth += sum(diagram.content_size + diagram.history_size for diagram, _revision in pairs)
     return growth
 

@@ -6,6 +6,7 @@ from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
 from ...core.comments.counts import OPEN_COMMENT_COUNT, counted
 from ...core.content import access
 from ...core.content.revalidations import ending_links
+from ...core.events.publish import DIAGRAM_MOVED, diagram_event, diagrams_deleted
 from ...core.workspaces.billing import project_payer
 from ...extensions import db
 from ...models.base import utcnow
@@ -51,12 +52,17 @@ def update_folder(user, folder_id, data):
 def delete_folder(user, folder_id, delete_diagrams):
     """Delete the folder; its diagrams go to the project root, or are deleted when asked."""
     folder = access.folder(user, folder_id, EDITOR)
+    workspace_id = access.project_of(folder).workspace_id
     if delete_diagrams:
         ending_links(SharedLink.diagram_id.in_(select(Diagram.id).where(_in_folder(folder))))
+        diagrams_deleted(workspace_id, db.session.scalars(select(Diagram.id).where(_in_folder(folder))), user)
         deleted = db.session.execute(delete(Diagram).where(_in_folder(folder))).rowcount
     else:
         deleted = 0
-        db.session.execute(update(Diagram).where(_in_folder(folder)).values(folder_id=None, updated_at=utcnow()))
+        moved = db.session.scalars(update(Diagram).where(_in_folder(folder)).values(folder_id=None, updated_at=utcnow())
+                                   .returning(Diagram)).all()
+        for diagram in moved:
+            diagram_event(DIAGRAM_MOVED, diagram, workspace_id, user)
     db.session.execute(delete(Folder).where(Folder.id == folder.id))
     db.session.commit()
     if deleted:

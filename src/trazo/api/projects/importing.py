@@ -18,6 +18,7 @@ from ...archive.reader import ImportLimits, InvalidUpload, Upload, read_uploads,
 from ...core.billing.quotas import count_resources, ensure_room, row_overhead, spend_creations
 from ...core.content import access
 from ...core.content.limits import NAME_MAX, content_caps
+from ...core.events.publish import DIAGRAM_CREATED, diagram_event
 from ...core.workspaces.billing import project_payer
 from ...errors import AppError, BadRequest, Forbidden
 from ...extensions import db
@@ -194,6 +195,8 @@ def _create(user, project, plan, target, now):
     db.session.flush()
     db.session.add_all(imported_comments(diagrams, plan.diagrams, now))
     db.session.flush()
+    for diagram in diagrams:
+        diagram_event(DIAGRAM_CREATED, diagram, project.workspace_id, user, diagram_type=diagram.diagram_type)
     return {"current_usage": usage + len(diagrams), "limit": None, "allowed": True,
             "created_diagram_ids": [diagram.id for diagram in diagrams],
             "created_folder_ids": [folder.id for folder in new_folders]}

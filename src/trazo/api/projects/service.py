@@ -9,6 +9,7 @@ from ...core.billing.quotas import ensure_within_plan
 from ...core.comments.counts import OPEN_COMMENT_COUNT, counted
 from ...core.content import access
 from ...core.content.revalidations import ending_links
+from ...core.events.publish import PROJECT_CREATED, PROJECT_DELETED, project_event
 from ...core.workspaces.billing import workspace_payer
 from ...core.workspaces.personal import personal_workspace_id
 from ...core.workspaces.transfer import transfer_project as move_to_workspace
@@ -83,6 +84,8 @@ def create_project(user, data):
                       description=data.get("description"), emoji=data.get("emoji") or DEFAULT_PROJECT_EMOJI)
     ensure_within_plan(workspace_payer(user, workspace_id), "projects", adding=1)
     db.session.add(project)
+    db.session.flush()  # its id, for the event
+    project_event(PROJECT_CREATED, project, workspace_id, user)
     db.session.commit()
     return CountedProject(project, role, {})
 
@@ -121,6 +124,7 @@ def delete_project(user, project_id):
     cascades)."""
     project = access.project(user, project_id, ADMIN)
     ending_links(SharedLink.diagram_id.in_(select(Diagram.id).where(Diagram.project_id == project.id)))
+    project_event(PROJECT_DELETED, project, project.workspace_id, user)
     db.session.execute(delete(Project).where(Project.id == project.id))
     db.session.commit()
     return {"message": _("Project deleted successfully")}

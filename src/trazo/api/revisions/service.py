@@ -9,6 +9,7 @@ from ...core.billing.plans import labelled_revision_limit
 from ...core.billing.quotas import ensure_room, lock_account
 from ...core.content import access
 from ...core.content.diagram_types import FREEHAND
+from ...core.events.publish import REVISION_LABELLED, record
 from ...core.history.changes import retrying, save_change
 from ...core.history.diffs import sketch_changes, unified_diff
 from ...core.history.revisions import decompress, start_history
@@ -130,6 +131,12 @@ def _ensure_label_room(payer, diagram_id):
                          "clear the name of one before naming another.", count=named, limit=limit))
 
 
+def _labelled(user, revision):
+    record(REVISION_LABELLED, access.workspace_of_diagram(revision.diagram_id),
+           {"diagram_id": revision.diagram_id, "revision_number": revision.number, "label": revision.label},
+           revision.diagram_id, user)
+
+
 def label_current(user, diagram_id, label):
     """Name the diagram's current state (its newest revision); a diagram from before history gets it
     recorded first."""
@@ -151,6 +158,7 @@ def _label_current(user, diagram_id, label):
         db.session.flush()  # the diagram's new history size, with its version check (a save in between retries)
         db.session.add(newest)
     newest.label = label
+    _labelled(user, newest)
     db.session.commit()
     return _authored(newest)
 
@@ -161,6 +169,7 @@ def rename_label(user, diagram_id, number, label):
     if revision.label is None and label is not None:
         _ensure_label_room(diagram_payer(user, revision.diagram_id), revision.diagram_id)
     revision.label = label
+    _labelled(user, revision)
     db.session.commit()
     return _authored(revision)
 

@@ -121,6 +121,7 @@ def delete(user, comment_id):
         raise Forbidden(_("Only its author or a workspace admin can delete a comment."),
                         error_code=access.INSUFFICIENT_ROLE)
     db.session.delete(comment)  # a root's replies go with it (the parent_id foreign key cascades)
+    return comment
 
 
 def set_resolved(user, comment_id, resolved):

@@ -87,6 +87,12 @@ def project_of(row):
     return db.session.get(Project, row.project_id)
 
 
+def workspace_of_diagram(diagram_id):
+    """The id of the workspace a diagram already reached belongs to (what its events are published on)."""
+    return db.session.scalar(select(Project.workspace_id).join(Diagram, Diagram.project_id == Project.id)
+                             .where(Diagram.id == diagram_id))
+
+
 def member_workspaces(user):
     """A select of the ids of every workspace the caller is a member of."""
     return select(Membership.workspace_id).where(Membership.user_id == user.id)

@@ -21,6 +21,7 @@ from ...models.content import utf8_size
 from ..billing.quotas import ensure_room
 from ..comments.anchors import follow
 from ..content.limits import ensure_content_fits
+from ..events.publish import DIAGRAM_MOVED, DIAGRAM_UPDATED, diagram_event
 from .revisions import MEASURED_FIELDS, Change, State, open_diagram, plan_change, revision_limit
 
 
@@ -63,10 +64,13 @@ def save_change(user, diagram_id, fields: Callable[[object], dict], source, *, i
     growth = content_growth(diagram, data)  # before any attribute changes: the stored sizes still hold
     if charge:
         ensure_room(editing.payer, {"storage": history.charged(growth) if history else growth})
-    before = diagram.content
+    before, version, folder_id = diagram.content, diagram.version, diagram.folder_id
     write_change(diagram, data, history, ignored)
     if editing.commented and "content" in data and data["content"] != before:  # anchors follow (docs/comments.md)
         follow(diagram.id, before or "", diagram.content or "", diagram.diagram_type)
+    if diagram.version != version:  # published once the caller commits (docs/events.md)
+        diagram_event(DIAGRAM_MOVED if diagram.folder_id != folder_id else DIAGRAM_UPDATED, diagram,
+                      editing.workspace_id, user, at=diagram.updated_at)
     return Saved(diagram, history, growth)
 
 

@@ -44,7 +44,7 @@ HEAD_COLUMNS = (DiagramRevision.id, DiagramRevision.number, DiagramRevision.labe
 _NEWEST = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
            .correlate(Diagram).scalar_subquery())
 OPEN_DIAGRAM = (select(Diagram, Membership.role, Workspace.billing_owner_id, OPEN_COMMENT_COUNT, COMMENTED,
-                       *HEAD_COLUMNS)
+                       Workspace.id, *HEAD_COLUMNS)
                 .join(Project, Project.id == Diagram.project_id)
                 .join(Workspace, Workspace.id == Project.workspace_id)
                 .join(Membership, and_(Membership.workspace_id == Workspace.id,
@@ -197,12 +197,14 @@ class Head(NamedTuple):
 @dataclass
 class Editing:
     """A diagram opened for a change: the row, its two newest revisions (newest first), the account whose
-    plan limits the change (its workspace's billing owner), and whether the diagram has comments."""
+    plan limits the change (its workspace's billing owner), whether the diagram has comments, and its
+    workspace."""
 
     diagram: object
     head: list
     payer: object
     commented: bool = False
+    workspace_id: str | None = None
 
 
 def open_diagram(user, diagram_id):
@@ -215,10 +217,10 @@ def open_diagram(user, diagram_id):
     rows = db.session.execute(OPEN_DIAGRAM, {"diagram_id": str(diagram_id), "user_id": user.id}).all()
     if not rows:
         raise NotFound(_("Diagram not found"))
-    diagram, role, billing_owner_id, diagram.open_comment_count, commented = rows[0][:5]  # the count answers the save
-    ensure_role(role, EDITOR)
-    return Editing(diagram, [Head(*row[5:]) for row in rows if row[5] is not None], payer(user, billing_owner_id),
-                   bool(commented))
+    diagram, role, billing_owner_id, diagram.open_comment_count, commented, workspace_id = rows[0][:6]
+    ensure_role(role, EDITOR)  # (the open comment count answers the save)
+    return Editing(diagram, [Head(*row[6:]) for row in rows if row[6] is not None], payer(user, billing_owner_id),
+                   bool(commented), workspace_id)
 
 
 def plan_change(editing, after, author_id, source, limit_of, at=None):

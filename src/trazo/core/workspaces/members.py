@@ -6,9 +6,16 @@ from sqlalchemy import func, select, text
 
 from ...errors import Conflict, Forbidden
 from ...extensions import db
+from ...models import User
 from ...models.workspaces import Membership, Workspace, WorkspaceEvent
 from ..billing.plans import plan_for
+from ..events.publish import MEMBER_JOINED, MEMBER_LEFT, MEMBER_ROLE_CHANGED, person, record
 from .billing import payer
+
+# Audit log entries that are changes of members, and the feed event each one is.
+MEMBER_EVENTS = {"workspace_created": MEMBER_JOINED, "invitation_accepted": MEMBER_JOINED,
+                 "member_joined": MEMBER_JOINED, "member_role_changed": MEMBER_ROLE_CHANGED,
+                 "member_removed": MEMBER_LEFT, "member_left": MEMBER_LEFT}
 
 
 def lock_workspace(workspace_id):
@@ -21,8 +28,14 @@ def lock_workspace(workspace_id):
 
 
 def record_event(workspace_id, actor_id, event, **details):
-    """Add an entry to the workspace's audit log, in the caller's transaction."""
+    """Add an entry to the workspace's audit log, in the caller's transaction; a change of members is also
+    published on the workspace's feed once it commits (docs/events.md)."""
     db.session.add(WorkspaceEvent(workspace_id=workspace_id, actor_id=actor_id, event=event, details=details or None))
+    if event in MEMBER_EVENTS:
+        member = db.session.get(User, details["user_id"])
+        record(MEMBER_EVENTS[event], workspace_id, {"workspace_id": workspace_id, "user": person(member),
+                                                    "role": details.get("role")},
+               by=db.session.get(User, actor_id) if actor_id else None)
 
 
 def member_count(workspace_id):

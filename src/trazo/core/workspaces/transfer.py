@@ -15,6 +15,7 @@ from ...models.content import Diagram
 from ...models.workspaces import ADMIN, EDITOR, Membership
 from ..billing.quotas import count_project, ensure_room
 from ..content import access
+from ..events.publish import PROJECT_CREATED, PROJECT_DELETED, project_event
 from .billing import project_payer, workspace_payer
 from .departure import end_chat_sessions
 from .members import record_event
@@ -48,4 +49,6 @@ def transfer_project(user, project_id, workspace_id):
     record_event(source_id, user.id, TRANSFERRED_OUT, to_workspace_id=workspace_id, **details)
     record_event(workspace_id, user.id, TRANSFERRED_IN, from_workspace_id=source_id, ended_chat_sessions=ended,
                  **details)
+    project_event(PROJECT_DELETED, project, source_id, user)  # on the feeds: it left one workspace for another
+    project_event(PROJECT_CREATED, project, workspace_id, user)
     return project

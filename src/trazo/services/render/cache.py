@@ -8,6 +8,7 @@ from collections import OrderedDict
 import redis
 
 from ...metrics import render_cache_hit, render_cache_miss
+from ..redis_clients import redis_client
 
 log = logging.getLogger(__name__)
 
@@ -15,7 +16,6 @@ log = logging.getLogger(__name__)
 # data: fonts, SVG pictures and http(s)/mailto links, which v2 entries lack.
 REDIS_PREFIX = "trazo-render:v3:"
 REDIS_TTL_SECONDS = 24 * 3600
-REDIS_SOCKET_TIMEOUT = 0.5
 MAX_MEMORY_BYTES = 32 * 1024 * 1024
 MAX_ENTRY_BYTES = 2 * 1024 * 1024
 
@@ -52,21 +52,6 @@ class LruCache:
 
 
 _memory = LruCache(MAX_MEMORY_BYTES)
-_clients = {}
-_clients_lock = threading.Lock()
-
-
-def redis_client(url):
-    """The Redis client for `url` (one per process), or None without a URL: the icon cache shares it."""
-    if not url:
-        return None
-    with _clients_lock:
-        if url not in _clients:
-            _clients[url] = redis.Redis.from_url(url, socket_timeout=REDIS_SOCKET_TIMEOUT,
-                                                 socket_connect_timeout=REDIS_SOCKET_TIMEOUT)
-        return _clients[url]
-
-
 def cache_key(backend, diagram_type, source):
     digest = hashlib.sha256(f"{backend}\0{diagram_type}\0{source}".encode()).hexdigest()
     return REDIS_PREFIX + digest

@@ -30,7 +30,8 @@ import redis
 import requests
 
 from .. import outbound
-from .cache import LruCache, redis_client
+from ..redis_clients import redis_client
+from .cache import LruCache
 from .errors import RendererFailed
 from .notices import add as add_notice
 from .sanitize import clean_svg

@@ -1,0 +1,1 @@
+"""The change feed over Server-Sent Events (docs/events.md)."""

@@ -1,0 +1,5 @@
+"""The feed's one failure: its store (Redis) could not be reached in time."""
+
+
+class FeedUnavailable(Exception):
+    pass
