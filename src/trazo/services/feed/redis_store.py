@@ -47,14 +47,23 @@ class RedisBroker:
         self._publish = client.register_script(PUBLISH)
 
     def publish(self, events):
-        """Keep and publish `events` ((topics, name, data) each) in one round trip."""
+        """Keep and publish `events` ((topics, name, data) each) in one round trip (two the first time a
+        Redis sees the script)."""
+        with _store():
+            try:
+                self._send(events)
+            except redis.exceptions.NoScriptError:  # nothing ran: every call of the batch names the script
+                self.client.script_load(PUBLISH)
+                self._send(events)
+
+    def _send(self, events):
         oldest = f"{int(time.time() * 1000) - self.window_seconds * 1000}-0"
         pipe = self.client.pipeline(transaction=False)
         for topics, name, data in events:
-            self._publish(keys=[KEY_PREFIX + topic for topic in topics],
-                          args=[self.channel, oldest, self.window_seconds * 1000, name, data, *topics], client=pipe)
-        with _store():
-            pipe.execute()
+            keys = [KEY_PREFIX + topic for topic in topics]
+            pipe.evalsha(self._publish.sha, len(keys), *keys, self.channel, oldest, self.window_seconds * 1000, name,
+                         data, *topics)
+        pipe.execute()
 
     def latest(self, topic):
         with _store():
