@@ -8,7 +8,8 @@ import pytest
 METHODS = ("get", "put", "post", "delete", "patch")
 BEARER = [{"bearerAuth": []}]
 BEARER_OR_TOKEN = [{"bearerAuth": []}, {"personalAccessToken": []}]  # content routes (docs/automation.md)
-SIGNED_IN = (BEARER, BEARER_OR_TOKEN)
+BEARER_OR_TICKET = [{"bearerAuth": []}, {"feedTicket": []}]  # change feed streams (docs/events.md)
+SIGNED_IN = (BEARER, BEARER_OR_TOKEN, BEARER_OR_TICKET)
 FAKE_ID = "00000000-0000-4000-8000-000000000000"
 ADMIN_ONLY = "Admin access required"
 _addresses = itertools.count(1)
@@ -99,7 +100,7 @@ def test_every_operation_documents_429_and_who_may_call_it(spec):
         if security in SIGNED_IN and "401" not in responses:
             faults.append("bearer without a documented 401")
         elif security not in (*SIGNED_IN, []):
-            faults.append(f"security {security!r} is neither [], bearer nor bearer or personal token")
+            faults.append(f"security {security!r} is neither [], bearer, bearer or personal token, nor bearer or ticket")
         if faults:
             offenders.append(f"{path} {method.upper()}: {'; '.join(faults)}")
     _fail_listing(offenders)

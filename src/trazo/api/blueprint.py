@@ -52,8 +52,12 @@ from ..models.workspaces import ROLES
 from ..transactions import READ_METHODS, in_transaction
 
 USER, ADMIN, PUBLIC = "user", "admin", "public"
+# A change feed stream: the session token, or a one-use ticket in the query the view itself redeems
+# (docs/events.md); documented with both schemes, checked by the view.
+TICKET = "ticket"
 BEARER = [{"bearerAuth": []}]
 BEARER_OR_TOKEN = [{"bearerAuth": []}, {"personalAccessToken": []}]
+BEARER_OR_TICKET = [{"bearerAuth": []}, {"feedTicket": []}]
 RECENT_SIGN_IN_REFUSED = "Wrong password, or no password and no recent sign-in"
 
 
@@ -156,13 +160,17 @@ class Blueprint(flask_smorest.Blueprint):
             func = self.alt_response(404, schema=ErrorSchema, description=not_found)(func)
         if level == PUBLIC:
             return self.doc(security=[])(func)
+        if level == TICKET:
+            func = self.alt_response(401, schema=ErrorSchema, description="No session token and no valid ticket "
+                                     "(a ticket opens one stream)")(func)
+            return self.doc(security=BEARER_OR_TICKET)(func)
         if level == ADMIN:
             func = self.alt_response(403, schema=ErrorSchema, description="Admin access required")(func)
             check = admin_required
         elif level == USER:
             check = partial(login_required, token_scope=token_scope)
         else:
-            raise ValueError(f"unknown access level {level!r}; expected USER, ADMIN or PUBLIC")
+            raise ValueError(f"unknown access level {level!r}; expected USER, ADMIN, PUBLIC or TICKET")
         func = self.alt_response(401, schema=ErrorSchema, description="Missing, invalid or expired access token")(func)
         if level == USER and token_scope:
             return check(self.doc(security=BEARER_OR_TOKEN, **{"x-token-scope": token_scope})(func))

@@ -35,7 +35,11 @@ def spec_kwargs():
                 "description": "A personal access token (POST /users/me/tokens), sent as `Authorization: Bearer "
                                "trz_...`. Only operations listing this scheme take it; `x-token-scope` says "
                                "which scope they need (`read`, or `write`, which includes read). Every "
-                               "other operation answers 403 to it (docs/automation.md)."}}},
+                               "other operation answers 403 to it (docs/automation.md)."},
+            "feedTicket": {
+                "type": "apiKey", "in": "query", "name": "ticket",
+                "description": "A one-use change feed ticket (POST /events/tickets), for EventSource, which "
+                               "cannot send headers (docs/events.md)."}}},
         "security": [{"bearerAuth": []}],
     }
 

@@ -8,7 +8,7 @@ from ...errors import ErrorSchema
 from ...extensions import limiter
 from ...models.workspaces import VIEWER
 from ...ratelimit import limit
-from ..blueprint import PUBLIC, Blueprint
+from ..blueprint import TICKET, Blueprint
 from . import service
 from .schemas import ResumeHeadersSchema, StreamQuerySchema, TicketRequestSchema, TicketSchema
 
@@ -21,28 +21,25 @@ STREAM_DOC = ("Server-Sent Events: `id:`, `event:` (diagram.created, diagram.upd
               "revision.labelled, comment.created|updated|deleted|resolved|reopened{}; reset; error) and JSON `data:`, "
               "a keep-alive comment every 15 s")
 FULL = "Too many open streams on this worker (see Retry-After), or the feed's store is unavailable"
-NO_CALLER = "No session token and no valid ticket (each ticket opens one stream)"
 
 
-@diagram_blp.route("/<diagram_id>/events", auth=PUBLIC, not_found="Diagram not found", role=VIEWER)
+@diagram_blp.route("/<diagram_id>/events", auth=TICKET, not_found="Diagram not found", role=VIEWER)
 @streams_limit
 @diagram_blp.arguments(StreamQuerySchema, location="query")
 @diagram_blp.arguments(ResumeHeadersSchema, location="headers")
 @diagram_blp.response(200, STREAM, content_type="text/event-stream", description=STREAM_DOC.format(""))
-@diagram_blp.alt_response(401, schema=ErrorSchema, description=NO_CALLER)
 @diagram_blp.alt_response(503, schema=ErrorSchema, description=FULL)
 def diagram_events(query, headers, diagram_id):
     """Follow a diagram's changes and comments"""
     return service.open_stream("diagram", diagram_id, query.get("ticket"), headers.get("last_event_id"))
 
 
-@workspace_blp.route("/<workspace_id>/events", auth=PUBLIC, not_found="Workspace not found", role=VIEWER)
+@workspace_blp.route("/<workspace_id>/events", auth=TICKET, not_found="Workspace not found", role=VIEWER)
 @streams_limit
 @workspace_blp.arguments(StreamQuerySchema, location="query")
 @workspace_blp.arguments(ResumeHeadersSchema, location="headers")
 @workspace_blp.response(200, STREAM, content_type="text/event-stream",
                         description=STREAM_DOC.format(", member.joined|left|role_changed, project.created|deleted"))
-@workspace_blp.alt_response(401, schema=ErrorSchema, description=NO_CALLER)
 @workspace_blp.alt_response(503, schema=ErrorSchema, description=FULL)
 def workspace_events(query, headers, workspace_id):
     """Follow a workspace's changes: its diagrams, members and projects"""

@@ -1,7 +1,6 @@
 """Opening a feed stream and asking for a ticket (core/events/streams.py holds the rules)."""
 from flask import current_app
 from flask_babel import get_locale
-from flask_babel import gettext as _
 
 from ...auth import authenticated_user
 from ...core.credentials import session_token_claims
@@ -35,7 +34,5 @@ def open_stream(kind, object_id, ticket, last_event_id):
         caller = _caller(user)
     subscription, start = streams.subscribe(app, user, caller, kind, object_id, last_event_id)
     db.session.close()  # the stream may last hours: it holds no connection
-    unavailable = {"message": _("Live updates are unavailable right now; reconnect shortly."),
-                   "error_code": "feed_unavailable"}
-    return sse_response(FeedStream(streams.feed(app), subscription, start,
-                               app.config["SSE_KEEPALIVE_SECONDS"], unavailable))
+    return sse_response(FeedStream(streams.feed(app), subscription, start, app.config["SSE_KEEPALIVE_SECONDS"],
+                                   streams.unavailable_event()))

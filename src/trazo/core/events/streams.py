@@ -127,14 +127,22 @@ def subscribe(app, user, caller, kind, object_id, last_event_id=None):
     return subscription, last_event_id
 
 
+def _unavailable_text():
+    return _("Live updates are unavailable right now; try again shortly.")
+
+
+def unavailable_event():
+    """The last event of a stream whose feed store failed (the client reconnects with Last-Event-ID)."""
+    return {"message": _unavailable_text(), "error_code": "feed_unavailable"}
+
+
 @contextmanager
 def unavailable_feed():
     """The feed's store failing (Redis down) answered as a 503, not a 500."""
     try:
         yield
     except FeedUnavailable as error:
-        raise ServiceUnavailable(_("Live updates are unavailable right now; try again shortly."),
-                                 headers={"Retry-After": "5"}) from error
+        raise ServiceUnavailable(_unavailable_text(), headers={"Retry-After": "5"}) from error
 
 
 # -- the access check of open streams ------------------------------------------------------------
