@@ -1,20 +1,22 @@
 """make bench: the service under its production gunicorn settings, on PostgreSQL + Redis and on SQLite,
 loaded by wrk from a second process, between the bare-Flask ceiling and the hand-written floor; then the
-editor workload's capacity (how many concurrent editors hold p99 < 250 ms).
+editor workload's capacity (how many concurrent editors hold p99 < 250 ms); then, on PostgreSQL + Redis with
+the production defaults, the change feed: N subscribers held while editors autosave (bench/feed.py).
 
 With --compare-ref, instead: the autosave scenario (--only service) and the editor capacity (--only editor)
 on REF's code and on the working tree, alternating, in one run (bench/compare.py); writes
 bench-results/compare.md and compare.json.
 
     .venv/bin/python -m bench.run [--backends pg,sqlite] [--duration 10] [--connections 16] [--streams 500]
-                                  [--only ceiling,floor,service,editor] [--editor-max-users 3200]
+                                  [--only ceiling,floor,service,editor,feed] [--editor-max-users 3200]
+                                  [--subscribers 1000[,2000]] [--feed-env NAME=VALUE ...]
                                   [--database trazo_bench] [--redis-db 7]
     .venv/bin/python -m bench.run --compare-ref REF [--compare-new-ref REF2] [--rounds 3] [--editor-rounds 1]
                                   [--only service,editor] [--backends ...] [--duration 10] ...
 
 Prints a Markdown table (requests/s, p50/p99, errors, ratio to the ceiling and to the floor, peak RSS per
-worker, the editor capacity and its search) and writes bench-results/results.json. How to read it:
-docs/operations.md, "Benchmarks".
+worker, the editor capacity and its search, the feed's delivery) and writes bench-results/results.json. How to
+read it: docs/operations.md, "Benchmarks".
 """
 import argparse
 import json
@@ -24,12 +26,13 @@ from urllib.parse import urlsplit
 
 import requests
 
-from . import autosave, compare, editor, images, load, seed, streams
+from . import autosave, compare, editor, feed, images, load, seed, streams
 from .fake_openai import FakeOpenAI
 from .service import DATABASE, REDIS_DB, ROOT, Gunicorn, free_port, production_env, reset_database
 
 RESULTS = ROOT / "bench-results"
-PARTS = ("ceiling", "floor", "service", "editor")
+SERVICE_PARTS = ("ceiling", "floor", "service", "editor")  # each backend's; the feed runs on PostgreSQL + Redis
+PARTS = (*SERVICE_PARTS, "feed")
 # The DB-backed reads bench/floor.py answers by hand.
 FLOOR_ROUTES = ("GET /projects", "GET /projects/{id}", "GET /diagrams/{id}", "GET /shared/{token}/diagram")
 
@@ -177,6 +180,29 @@ def bench_backend(backend, args, fake):
         "backend": backend, "workers": workers, "threads": args.threads, "peak_rss_mib_per_worker": memory}
 
 
+def bench_feed(args):
+    """The change feed's rows for each --subscribers count, each on a service of its own as deployed
+    (PostgreSQL + Redis, the default workers and threads), changed only by feed.SETTINGS and --feed-env:
+    (rows, feed.run's results)."""
+    rows, results = [], []
+    settings = dict(setting.split("=", 1) for setting in args.feed_env)
+    for count in args.subscribers:
+        env = production_env("pg", free_port(), {**feed.SETTINGS, **settings}, database=args.database,
+                             redis_db=args.redis_db)
+        reset_database(env)
+        RESULTS.mkdir(exist_ok=True)
+        service = Gunicorn(env, log_path=RESULTS / "service-feed.log")
+        try:
+            print(f"  {'pg':6} feed: {count} subscribers, {args.feed_saves:g} saves/s for {args.feed_seconds} s",
+                  flush=True)
+            result = feed.run(service, count, args.feed_saves, args.feed_seconds)
+        finally:
+            service.stop()
+        rows += feed.rows(result)
+        results.append({**result, "settings": ", ".join(args.feed_env)})
+    return rows, results
+
+
 def _ratio(rps, reference):
     return round(rps / reference, 2) if rps and reference else None
 
@@ -208,7 +234,7 @@ def _cell(value):
     return "-" if value is None else value
 
 
-def table(rows, memory, capacities):
+def table(rows, memory, capacities, feeds=()):
     lines = ["| backend | endpoint | req/s | p50 ms | p99 ms | errors | ratio to ceiling | ratio to floor |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
@@ -224,6 +250,7 @@ def table(rows, memory, capacities):
                           f"{step['errors']}/{step['requests']} errors, client CPU {step['client_cpu_pct']}%)"
                           for step in capacity["steps"])
         lines.append(f"- {capacity['backend']}: editor search: {steps}")
+    lines += [f"- pg {feed.note(result)}" for result in feeds]
     return "\n".join(lines)
 
 
@@ -240,6 +267,12 @@ def parse_args():
     parser.add_argument("--editor-start", type=int, default=200, help="editors in the search's first step")
     parser.add_argument("--editor-max-users", type=int, default=3200, help="the search stops there")
     parser.add_argument("--editor-seconds", type=int, default=15, help="steady seconds measured per step")
+    parser.add_argument("--subscribers", default="1000",
+                        help="feed streams held, comma-separated for several runs (default: 1000)")
+    parser.add_argument("--feed-saves", type=float, default=feed.SAVES_PER_SECOND, help="autosaves per second")
+    parser.add_argument("--feed-seconds", type=int, default=feed.SECONDS, help="seconds of autosaves measured")
+    parser.add_argument("--feed-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting of the feed's service (repeat), e.g. EVENT_STREAMS_PER_WORKER=512")
     parser.add_argument("--database", default=DATABASE, help="PostgreSQL database to drop and fill")
     parser.add_argument("--redis-db", type=int, default=REDIS_DB, help="Redis db to flush and use")
     compared = parser.add_argument_group("old against new (bench/compare.py)")
@@ -252,6 +285,9 @@ def parse_args():
     compared.add_argument("--editor-rounds", type=int, default=1, help="editor capacity searches per side")
     args = parser.parse_args()
     args.only = [part.strip() for part in args.only.split(",") if part.strip()]
+    args.subscribers = [int(count) for count in args.subscribers.split(",")]
+    if any("=" not in setting for setting in args.feed_env):
+        parser.error("--feed-env takes NAME=VALUE")
     unknown = set(args.only) - set(PARTS)
     if unknown:
         parser.error(f"unknown part(s) {', '.join(sorted(unknown))}; choose among {', '.join(PARTS)}")
@@ -272,21 +308,26 @@ def main():
             compare.run(args, service_settings(args, fake))
         print(f"(wall time {time.monotonic() - started:.0f} s)")
         return
-    all_rows, memory, capacities = [], [], []
+    all_rows, memory, capacities, feeds = [], [], [], []
     with FakeOpenAI(chunk_delay=1.0, chunks=30) as fake:
         for backend in args.backends.split(","):
             print(f"benchmarking {backend} ...", flush=True)
-            rows, capacity, mem = bench_backend(backend, args, fake)
-            all_rows += rows
-            if {"service", "editor"} & set(args.only):  # otherwise the service only seeded
-                memory.append(mem)
-            if capacity:
-                capacities.append({"backend": backend, **capacity})
-    report = table(all_rows, memory, capacities)
+            if set(SERVICE_PARTS) & set(args.only):
+                rows, capacity, mem = bench_backend(backend, args, fake)
+                all_rows += rows
+                if {"service", "editor"} & set(args.only):  # otherwise the service only seeded
+                    memory.append(mem)
+                if capacity:
+                    capacities.append({"backend": backend, **capacity})
+            if "feed" in args.only and backend == "pg":
+                rows, results = bench_feed(args)
+                all_rows += rows
+                feeds += results
+    report = table(all_rows, memory, capacities, feeds)
     print(f"\nCPU cores: {os.cpu_count()}\n\n{report}\n\n(wall time {time.monotonic() - started:.0f} s)")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "results.json").write_text(json.dumps({"cores": os.cpu_count(), "rows": all_rows, "memory": memory,
-                                                      "editor": capacities}, indent=2))
+                                                      "editor": capacities, "feed": feeds}, indent=2))
     (RESULTS / "results.md").write_text(report + "\n")
 
 

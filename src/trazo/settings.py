@@ -338,8 +338,9 @@ SETTINGS = [
         S("EVENT_REPLAY_SECONDS", INT, 600, "how long the change feed keeps events for reconnecting streams "
           "(`Last-Event-ID`); older ones answer a `reset` event (docs/events.md)"),
         S("EVENT_TICKET_SECONDS", INT, 60, "how long a one-use change feed ticket (for `EventSource`) is valid"),
-        S("EVENT_STREAMS_PER_WORKER", INT, 256, "most change feed streams one worker holds open (each holds a "
-          "thread: keep it below `GUNICORN_THREADS`, the rest serve requests); beyond it 503 with Retry-After"),
+        S("EVENT_STREAMS_PER_WORKER", INT, 512, "most change feed streams one worker holds open (each holds a "
+          "thread: keep it 64 below `GUNICORN_THREADS`, those serve requests); beyond it 503 with Retry-After "
+          "(docs/events.md, \"Capacity\")"),
         S("EVENT_STREAMS_PER_USER", INT, 10, "most change feed streams one user holds open on one worker"),
     ),
     *_section(
@@ -438,7 +439,7 @@ SETTINGS = [
         S("PORT", INT, 8000, "the port gunicorn binds", config=False),
         S("WEB_CONCURRENCY", INT, _web_concurrency, "gunicorn workers", config=False,
           shown="1 worker with `memory://` (2×cores up to 4 with Redis)", example="#"),
-        S("GUNICORN_THREADS", INT, 320, "threads per worker: each open stream (chat reply, change feed) holds one "
+        S("GUNICORN_THREADS", INT, 576, "threads per worker: each open stream (chat reply, change feed) holds one "
           "thread (docs/events.md, \"Capacity\"); the database pool keeps at most 10 of their connections",
           config=False),
         S("GUNICORN_TIMEOUT", INT, 60, "seconds a silent worker lives before gunicorn restarts it", config=False),

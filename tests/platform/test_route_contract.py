@@ -100,7 +100,8 @@ def test_every_operation_documents_429_and_who_may_call_it(spec):
         if security in SIGNED_IN and "401" not in responses:
             faults.append("bearer without a documented 401")
         elif security not in (*SIGNED_IN, []):
-            faults.append(f"security {security!r} is neither [], bearer, bearer or personal token, nor bearer or ticket")
+            faults.append(f"security {security!r} is neither [], bearer, bearer or personal token, "
+                          "nor bearer or ticket")
         if faults:
             offenders.append(f"{path} {method.upper()}: {'; '.join(faults)}")
     _fail_listing(offenders)

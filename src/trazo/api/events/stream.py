@@ -25,15 +25,20 @@ def reset(broker, topic):
     return newest, sse_event({"reason": "events_gone"}, RESET, newest)
 
 
-def catch_up(broker, topic, last_event_id):
+def catch_up(broker, subscription, last_event_id):
     """(the id to go on from, the SSE text of the events after `last_event_id`, or of a `reset` naming the
-    newest id when some are gone)."""
-    missed = broker.since(topic, last_event_id, MAX_REPLAY)
+    newest id when some are gone; whether the stream ends with that text: a replayed event that would end it
+    live, its diagram's deletion or its caller's departure, ends it too, as the last event sent)."""
+    missed = broker.since(subscription.topic, last_event_id, MAX_REPLAY)
     if missed is None:
-        return reset(broker, topic)
+        return (*reset(broker, subscription.topic), False)
     if not missed:
-        return last_event_id, ""
-    return missed[-1][0], "".join(sse_event(data, name, event_id) for event_id, name, data in missed)
+        return last_event_id, "", False
+    ending = next((index for index, event in enumerate(missed) if _is_last(subscription, Delivery(*event))), None)
+    if ending is not None:
+        missed = missed[:ending + 1]
+    text = "".join(sse_event(data, name, event_id) for event_id, name, data in missed)
+    return missed[-1][0], text, ending is not None
 
 
 def _is_last(subscription, delivery):
@@ -67,25 +72,29 @@ def _follow(feed, subscription, start, keepalive, unavailable):
     event_stream_opened()
     try:
         try:
-            last, missed = catch_up(feed.broker, subscription.topic, start)
+            last, missed, ended = catch_up(feed.broker, subscription, start)
         except FeedUnavailable:
             yield sse_event(unavailable, "error")
             return
-        if missed:
-            yield missed
+        yield missed  # even empty: the answer's headers go out now, so the client knows the stream is open
+        if ended:
+            return
         spoken = time.monotonic()
         while True:
             item = subscription.next(keepalive - (time.monotonic() - spoken))
-            text = ""
+            text, ended = "", False
             try:
                 if subscription.overflowed:  # too slow to read: start again from now
                     subscription.overflowed = False
                     subscription.drain()
                     last, text = reset(feed.broker, subscription.topic)
                 elif item is GAP:
-                    last, text = catch_up(feed.broker, subscription.topic, last)
+                    last, text, ended = catch_up(feed.broker, subscription, last)
             except FeedUnavailable:
                 yield sse_event(unavailable, "error")
+                return
+            if ended:
+                yield text
                 return
             if isinstance(item, Ended):
                 yield sse_event(item.payload, "error")

@@ -122,8 +122,9 @@ def subscribe(app, user, caller, kind, object_id, last_event_id=None):
     except Full as full:
         if full.scope == "user":
             raise TooManyRequests(30, _("You have too many open event streams; close one first.")) from None
+        # a spread of retry times: refused clients retrying together would meet the same full worker
         raise ServiceUnavailable(_("Too many open event streams on this server; try again shortly."),
-                                 headers={"Retry-After": "5"}) from None
+                                 headers={"Retry-After": str(3 + secrets.randbelow(8))}) from None
     return subscription, last_event_id
 
 
