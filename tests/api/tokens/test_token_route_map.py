@@ -49,6 +49,7 @@ ROUTES = """
     POST /diagrams/convert                                       refused
     GET /diagrams/recent                                         read
     POST /diagrams/render                                        public
+    POST /events/tickets                                         refused
     GET /diagrams/render/engines                                 public
     DELETE /comments/{comment_id}                                write
     PUT /comments/{comment_id}                                   write
@@ -62,6 +63,7 @@ ROUTES = """
     POST /diagrams/{diagram_id}/fix                              refused
     GET /diagrams/{diagram_id}/comments                          read
     POST /diagrams/{diagram_id}/comments                         write
+    GET /diagrams/{diagram_id}/events                            refused
     GET /diagrams/{diagram_id}/image.{fmt}                       read
     POST /diagrams/{diagram_id}/move                             write
     GET /diagrams/{diagram_id}/revisions                         read
@@ -162,6 +164,7 @@ ROUTES = """
     GET /workspaces/{workspace_id}/members                       refused
     DELETE /workspaces/{workspace_id}/members/{member_id}        refused
     PUT /workspaces/{workspace_id}/members/{member_id}           refused
+    GET /workspaces/{workspace_id}/events                        refused
 """
 TABLE = {tuple(line.split()[:2]): line.split()[2] for line in ROUTES.strip().splitlines()}
 SAMPLES = {"fmt": "svg", "file_path": "docs/flow.mmd", "number": "1", "provider": "google", "provider_index": "0",
