@@ -3,12 +3,11 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
+from ...core.history.browse import CURRENT
 from ...core.history.revisions import decompress
 from ...models.history import LABEL_MAX
 from ..common import BaseSchema, PageSchema, Timestamp
 from ..fields import Name
-
-CURRENT = "current"
 
 
 class LabelCreateSchema(BaseSchema):
