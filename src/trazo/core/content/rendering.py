@@ -1,6 +1,7 @@
 """Render a diagram source to SVG with the configured backend; renderer failures become statuses.
 
-Shared by the render route (api/render) and the image links (api/shares, api/diagrams).
+Shared by the render route (api/render), the image links (api/shares, api/diagrams) and the MCP tools (api/mcp),
+which also ask whether a source draws at all (`check`).
 
 Every render runs on behalf of its client (`client_keys`: the address and, when signed in, the user), so
 no client holds more than its share of a worker's engine slots, Mermaid pages and rasterizer slots
@@ -13,6 +14,7 @@ import logging
 import math
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app
@@ -30,6 +32,16 @@ log = logging.getLogger(__name__)
 # Names the browser client and other tools use for a type we know under another name.
 ALIASES = {"dot": "graphviz", "uml": "plantuml"}
 RENDER_BUDGET = "RENDER_SECONDS"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a source draws here; when not, `error` says why and `line` (1-based) names the line the engine
+    named, if it named one."""
+
+    draws: bool
+    error: str | None = None
+    line: int | None = None
 
 
 def render(diagram_type: str, source: str, before_render: Callable[[], None] | None = None) -> str:
@@ -60,6 +72,28 @@ def render(diagram_type: str, source: str, before_render: Callable[[], None] | N
         return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"),
                                        check_render_budget if own_budget else before_render,
                                        charge_render_budget if own_budget else None)
+
+
+def check(diagram_type: str, source: str) -> Verdict:
+    """Whether `source` draws as `diagram_type` on this server: it is drawn, through the render cache and on the
+    caller's render-seconds like any render. A refusal of the source itself (a syntax error, a type this server
+    does not draw, a drawing too large or complex) is the Verdict; what says nothing about the source (rendering
+    not configured, busy, too slow, the caller's budget spent, the source over RENDER_MAX_SOURCE_BYTES) is raised
+    as the render route would answer it."""
+    try:
+        render(diagram_type, source)
+    except BadRequest as refusal:
+        cause = refusal.__cause__
+        line = cause.line if isinstance(cause, renderers.DiagramSyntaxError) else None
+        return Verdict(False, str(refusal.detail), line or None)
+    return Verdict(True)
+
+
+def engines() -> list[dict[str, Any]]:
+    """[{type, engine, version, backend}] for every type this server can draw now, sorted by type: nothing
+    about where engines or Kroki are (no paths, no URLs)."""
+    renderer = renderers.configured_renderer(current_app.config)
+    return [] if renderer is None else renderer.engines()
 
 
 def rasterize(svg: str, key: str | None, kind: str) -> bytes:
