@@ -49,10 +49,11 @@ INSTRUCTIONS = (
 class RpcError(Exception):
     """A JSON-RPC error: code, message (a sentence) and optional data."""
 
-    def __init__(self, code, message, data=None, request_id=None):
+    def __init__(self, code, message, data=None, request_id=None, modern=False):
         super().__init__(message)
         self.code, self.message, self.data = code, message, data
         self.request_id = request_id  # the id of the request it answers, when it could be read
+        self.modern = modern  # raised by the 2026-07-28 checks, before the request's era was settled
 
     def body(self):
         return {"code": self.code, "message": self.message, **({"data": self.data} if self.data is not None else {})}
@@ -129,7 +130,7 @@ def _modern(message, headers, meta):
         return Era(True, MODERN_VERSIONS[0])
     if not isinstance(meta, dict) or VERSION_KEY not in meta or CAPABILITIES_KEY not in meta:
         raise RpcError(INVALID_PARAMS, _("params._meta must carry %(version)s and %(capabilities)s.",
-                                         version=VERSION_KEY, capabilities=CAPABILITIES_KEY))
+                                         version=VERSION_KEY, capabilities=CAPABILITIES_KEY), modern=True)
     version = meta[VERSION_KEY]
     mirrored = {VERSION_HEADER: version, METHOD_HEADER: message.method}
     if message.method == "tools/call" and isinstance(message.params.get("name"), str):
@@ -139,7 +140,7 @@ def _modern(message, headers, meta):
         if len(values) != 1 or _decoded(values[0]) != expected:
             raise RpcError(HEADER_MISMATCH, _("The %(header)s header does not match the request body.", header=name))
     if not isinstance(version, str):
-        raise RpcError(INVALID_PARAMS, _("The protocol version must be a string."))
+        raise RpcError(INVALID_PARAMS, _("The protocol version must be a string."), modern=True)
     if version not in MODERN_VERSIONS:
         raise _unsupported(version)
     return Era(True, version)
@@ -260,4 +261,5 @@ HANDSHAKE_STATUSES = {PARSE_ERROR: 400, INVALID_REQUEST: 400, HEADER_MISMATCH: 4
 
 
 def status_of(error, era):
-    return (MODERN_STATUSES if era is not None and era.modern else HANDSHAKE_STATUSES).get(error.code, 200)
+    modern = error.modern or (era is not None and era.modern)
+    return (MODERN_STATUSES if modern else HANDSHAKE_STATUSES).get(error.code, 200)

@@ -49,6 +49,28 @@ def render(diagram_type: str, source: str, before_render: Callable[[], None] | N
     `before_render()` (which may refuse by raising); by default that checks the caller's render-seconds
     budget, which the drawing is then charged. A caller with a budget of its own (an export's) passes
     `before_render` and spends nothing of the caller's render-seconds."""
+    renderer, kind = _drawer(diagram_type)
+    return _drawn(renderer, kind, source, before_render)
+
+
+def check(diagram_type: str, source: str) -> Verdict:
+    """Whether `source` draws as `diagram_type` on this server: it is drawn, through the render cache and on the
+    caller's render-seconds like any render. A refusal of the source itself (a syntax error, a drawing too large
+    or complex) is the Verdict; what says nothing about the source (a type this server does not draw, rendering
+    not configured, busy, too slow, the caller's budget spent, the source over RENDER_MAX_SOURCE_BYTES) is raised
+    as the render route would answer it."""
+    renderer, kind = _drawer(diagram_type)
+    try:
+        _drawn(renderer, kind, source, None)
+    except BadRequest as refusal:
+        cause = refusal.__cause__
+        line = cause.line if isinstance(cause, renderers.DiagramSyntaxError) else None
+        return Verdict(False, str(refusal.detail), line or None)
+    return Verdict(True)
+
+
+def _drawer(diagram_type: str) -> tuple[Any, str]:
+    """(the configured renderer, the type as it names it) when it draws `diagram_type`, else the refusal."""
     config = current_app.config
     renderer = renderers.configured_renderer(config)
     if renderer is None:
@@ -62,6 +84,11 @@ def render(diagram_type: str, source: str, before_render: Callable[[], None] | N
     if kind not in supported:
         raise BadRequest(_("Unsupported diagram type '%(type)s'. Supported types: %(types)s",
                            type=diagram_type, types=", ".join(sorted(supported))))
+    return renderer, kind
+
+
+def _drawn(renderer: Any, kind: str, source: str, before_render: Callable[[], None] | None) -> str:
+    config = current_app.config
     _check_size(kind, source, config)
     keys = client_keys()  # may read a personal access token: before the pooled connection is given back
     # Drawing may take RENDER_TIMEOUT (an engine, Kroki, D2's icon fetches): no pooled connection is held
@@ -72,21 +99,6 @@ def render(diagram_type: str, source: str, before_render: Callable[[], None] | N
         return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"),
                                        check_render_budget if own_budget else before_render,
                                        charge_render_budget if own_budget else None)
-
-
-def check(diagram_type: str, source: str) -> Verdict:
-    """Whether `source` draws as `diagram_type` on this server: it is drawn, through the render cache and on the
-    caller's render-seconds like any render. A refusal of the source itself (a syntax error, a type this server
-    does not draw, a drawing too large or complex) is the Verdict; what says nothing about the source (rendering
-    not configured, busy, too slow, the caller's budget spent, the source over RENDER_MAX_SOURCE_BYTES) is raised
-    as the render route would answer it."""
-    try:
-        render(diagram_type, source)
-    except BadRequest as refusal:
-        cause = refusal.__cause__
-        line = cause.line if isinstance(cause, renderers.DiagramSyntaxError) else None
-        return Verdict(False, str(refusal.detail), line or None)
-    return Verdict(True)
 
 
 def engines() -> list[dict[str, Any]]:
