@@ -154,3 +154,11 @@ def test_tools_spend_the_per_user_limits_of_their_routes(writer, user, project, 
     assert writer.call("add_comment", {"diagram_id": diagram["id"], "body": "one"})["isError"] is False
     limited = _refused(writer.call("add_comment", {"diagram_id": diagram["id"], "body": "two"}), 429, "Too many")
     assert limited["retry_after"] > 0
+
+
+def test_refusals_speak_the_caller_s_language(reader, project):
+    response = reader.modern("tools/call", {"name": "write_diagram", "arguments": {
+        "project_id": project["id"], "path": "a.mmd", "content": "graph TD"}}, headers={"Accept-Language": "es"})
+    assert response.json()["result"]["content"][0]["text"].startswith("Este token de acceso personal solo puede leer")
+    invalid = reader.modern("tools/call", {"name": "list_files", "arguments": {}}, headers={"Accept-Language": "es"})
+    assert invalid.json()["error"]["data"]["problems"] == ["arguments.project_id es obligatorio."]
