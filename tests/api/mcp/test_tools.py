@@ -106,7 +106,8 @@ def test_render_diagram_answers_svg_as_text_and_png_as_an_image(call, user, proj
     diagram = create_diagram(user, project["id"], diagram_type="graphviz", content=GRAPH)
     svg = call("render_diagram", {"diagram_id": diagram["id"]})
     assert svg.is_error is False and svg.content[0].type == "text" and "<svg" in svg.content[0].text
-    assert svg.structured_content["mime_type"] == "image/svg+xml" and svg.structured_content["diagram_id"] == diagram["id"]
+    assert svg.structured_content["mime_type"] == "image/svg+xml"
+    assert svg.structured_content["diagram_id"] == diagram["id"]
     png = call("render_diagram", {"diagram_type": "graphviz", "source": GRAPH, "format": "png"})
     assert png.is_error is False and png.content[0].type == "image" and png.content[0].mime_type == "image/png"
     data = base64.b64decode(png.content[0].data)

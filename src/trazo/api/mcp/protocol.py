@@ -115,8 +115,9 @@ def era_of(message, headers):
         return Era(False, HANDSHAKE_VERSIONS[0])
     if isinstance(meta, dict) and VERSION_KEY in meta:
         return _modern(message, headers, meta)
-    if header is None:
-        return Era(message.method == "server/discover", MODERN_VERSIONS[0])  # a bare discover is a probe
+    if header is None:  # a bare discover is a probe; anything else is served as the newest handshake version
+        discover = message.method == "server/discover"
+        return Era(discover, MODERN_VERSIONS[0] if discover else HANDSHAKE_VERSIONS[0])
     if header in HANDSHAKE_VERSIONS:
         return Era(False, header)
     if header in MODERN_VERSIONS:

@@ -53,7 +53,7 @@ class RevisionSummarySchema(BaseSchema):
     number = ma.fields.Integer()
     title = ma.fields.String()
     diagram_type = ma.fields.String()
-    source = ma.fields.String(metadata={"description": "create, edit, restore, import, duplicate or api"})
+    source = ma.fields.String(metadata={"description": "create, edit, restore, import, duplicate, api or mcp"})
     label = ma.fields.String(allow_none=True)
     author_id = ma.fields.String(allow_none=True)
     author = ma.fields.Function(_author, metadata={"description": "{id, full_name}; null when the account is gone"})
