@@ -17,6 +17,7 @@ from .api.folders import routes as folders_routes
 from .api.health import routes as health_routes
 from .api.integrations import routes as integrations_routes
 from .api.invitations import routes as invitations_routes
+from .api.mcp import routes as mcp_routes
 from .api.metrics import routes as metrics_routes
 from .api.mfa import routes as mfa_routes
 from .api.oauth import routes as oauth_routes
@@ -119,6 +120,7 @@ def create_app(overrides=None, env=None):
     web.register_docs_assets(app)
     metrics.instrument(app)
     app.register_blueprint(metrics_routes.blp)  # outside the OpenAPI document
+    app.register_blueprint(mcp_routes.blp)  # outside the OpenAPI document: JSON-RPC, not REST (docs/mcp.md)
 
     register_blueprints(app.config["API_V1_PREFIX"])
 

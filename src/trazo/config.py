@@ -8,6 +8,7 @@ import logging
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .settings import ENVIRONMENTS, SETTINGS, ConfigError, read, split_list
 
@@ -84,6 +85,7 @@ def load_config(env, instance_path):
         _check_metrics_token(values["METRICS_TOKEN"])
         _warn_about_console_email(values["EMAIL_BACKEND"], values["SMTP_HOST"])
     _check_outbox(values)
+    _check_public_url(values["PUBLIC_URL"])
     generated = _generated_secrets(instance_path) if missing else {}
 
     def secret(name):
@@ -125,6 +127,22 @@ def load_config(env, instance_path):
         "OPENAPI_VERSION": "3.0.3",
         "DOCS_ENABLED": not production,
     }
+
+
+def _check_public_url(url):
+    """PUBLIC_URL is an origin: http(s)://host[:port], nothing after it (docs/mcp.md)."""
+    if not url:
+        return
+    parts = urlsplit(url)
+    try:
+        port = parts.port  # a port that is not a number raises here
+        valid = port != 0 and parts.scheme in ("http", "https") and bool(parts.hostname) and not (
+            parts.path or parts.query or parts.fragment or parts.username or parts.password)
+    except ValueError:
+        valid = False
+    if not valid:
+        raise ConfigError("PUBLIC_URL must be an origin such as https://api.trazo.example (a scheme, a host and an "
+                          "optional port, nothing after them)")
 
 
 def _check_outbox(values):

@@ -207,6 +207,11 @@ SETTINGS = [
           clean=_no_trailing_slash, example="https://app.trazo.example"),
         S("CORS_ORIGINS", LIST, lambda values: [values["FRONTEND_URL"]], "SPA origins (comma-separated)",
           shown="`FRONTEND_URL`", example="https://app.trazo.example"),
+        S("PUBLIC_URL", STR, "", "this service's own public origin (e.g. `https://api.trazo.example`): the absolute "
+          "URLs of `/mcp` and its OAuth protected-resource metadata, and an `Origin` `/mcp` accepts besides "
+          "`CORS_ORIGINS`; empty: the origin each request names (its `Host`, and behind `TRUSTED_PROXY_COUNT` "
+          "the proxy's `X-Forwarded-Host` and `-Proto`), see docs/mcp.md", clean=_no_trailing_slash,
+          example="https://api.trazo.example"),
         S("TRUSTED_PROXY_COUNT", INT, 0, "`X-Forwarded-For` hops to trust (1 behind one nginx); above 0 the "
           "proxy's `X-Request-ID` is kept too (otherwise every id is generated); then keep `HOST` on `127.0.0.1`, "
           "see below", example="1"),
@@ -432,6 +437,9 @@ SETTINGS = [
                        "they ask for (docs/events.md)"),
         _limit_setting("RATE_LIMIT_COMMENTS", "60/minute", "comments one user writes: new threads, replies and "
                        "edits (docs/comments.md)"),
+        _limit_setting("RATE_LIMIT_MCP", "300/minute", "`/mcp` requests per personal access token, on top of "
+                       "`RATE_LIMIT_PERSONAL_TOKEN`; each tool also spends the per-user limit of the route it "
+                       "stands for (docs/mcp.md, \"Limits\")"),
     ),
     *_section(
         "Server",

@@ -49,3 +49,14 @@ def _deeper_than(value, limit):
         if not level:
             return False
     return True
+
+
+def answers_invalid_json(view):
+    """Mark a view that answers a body that is not acceptable JSON itself (the MCP endpoint answers a JSON-RPC
+    parse error), so that web/hooks.py does not refuse the body before it."""
+    view.answers_invalid_json = True
+    return view
+
+
+def view_answers_invalid_json(view):
+    return getattr(view, "answers_invalid_json", False)

@@ -79,9 +79,11 @@ def _fail_listing(offenders):
 # The probes the limiter exempts (a load balancer polls them): they never answer 429, nor document it.
 NOT_RATE_LIMITED = {"/", "/health", "/health/ready"}
 # Routes kept out of the document on purpose: the document and its viewers with their files, and the
-# Prometheus scrape, which answers as an unknown path to anyone but the scraper (docs/operations.md).
+# Prometheus scrape, which answers as an unknown path to anyone but the scraper (docs/operations.md), and the MCP
+# endpoint with its protected-resource metadata: JSON-RPC, not REST (docs/mcp.md, tests/api/mcp).
+MCP_ROUTES = {"/mcp", "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"}
 UNDOCUMENTED = {"/openapi.json", "/docs", "/redoc", "/docs-assets/<kind>/<path:filename>", "/static/<path:filename>",
-                "/metrics"}
+                "/metrics", *MCP_ROUTES}
 
 
 def test_every_route_is_in_the_document_but_the_docs_and_the_metrics(app, spec):

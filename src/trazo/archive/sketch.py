@@ -3,7 +3,8 @@ import json
 import math
 import uuid
 
-from ..strict_json import loads as strict_loads
+from ..core.content import sketches
+from ..core.content.sketches import is_sketch
 
 SHAPES = ("rectangle", "diamond", "ellipse")
 SKETCH_TYPES = frozenset({*SHAPES, "arrow", "line", "text", "freehand"})
@@ -16,7 +17,7 @@ class NotImportable(ValueError):
 def load_json(text):
     """JSON from an untrusted file: NaN/Infinity read as 0; absurd nesting or a lone surrogate is an error."""
     try:
-        return strict_loads(text, parse_constant=lambda _constant: 0.0)
+        return sketches.load_json(text)
     except ValueError as exc:
         raise NotImportable("invalid_json") from exc
 
@@ -46,10 +47,6 @@ def _sketch(elements, background, viewport=None):
                      "scrollY": _number(viewport.get("scrollY"))},
         "background": background if isinstance(background, str) and background else "#ffffff",
     }, ensure_ascii=False)
-
-
-def is_sketch(data):
-    return isinstance(data, dict) and isinstance(data.get("elements"), list)
 
 
 def normalize_freehand(text):

@@ -27,7 +27,10 @@ def cors_options(config):
         "supports_credentials": True,
         "methods": ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         "allow_headers": ["Authorization", "Content-Type", "Accept", "Accept-Language", "X-Share-Access",
-                          "sentry-trace", "baggage", "X-Request-ID"],
-        "expose_headers": ["Content-Disposition", "Retry-After", "X-Request-ID", "X-Render-Warnings"],
+                          "sentry-trace", "baggage", "X-Request-ID",
+                          # the MCP endpoint's (docs/mcp.md): a browser client of an allowed origin sends them
+                          "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Session-Id"],
+        "expose_headers": ["Content-Disposition", "Retry-After", "X-Request-ID", "X-Render-Warnings",
+                           "WWW-Authenticate"],
         "max_age": 600,
     }

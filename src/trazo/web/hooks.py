@@ -8,7 +8,7 @@ from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import NotFound, RequestEntityTooLarge
 
 from ..errors import ValidationFailed
-from ..strict_json import is_acceptable
+from ..strict_json import is_acceptable, view_answers_invalid_json
 from .database import answer_database_unavailable
 from .headers import security_headers
 
@@ -45,7 +45,9 @@ def register_request_hooks(app):
 
     @app.before_request
     def refuse_unacceptable_json():
-        if request.is_json and request.routing_exception is None:
+        # A view that answers bad JSON itself (the MCP endpoint: a JSON-RPC parse error) reads the body first.
+        if request.is_json and request.routing_exception is None and \
+                not view_answers_invalid_json(app.view_functions.get(request.endpoint)):
             data = request.get_data(cache=True)
             if data and not is_acceptable(data):
                 raise ValidationFailed(None, _("Invalid JSON body."), "json_invalid")

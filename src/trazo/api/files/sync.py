@@ -21,6 +21,8 @@ from ...core.content import access
 from ...core.content.limits import content_caps
 from ...core.content.revalidations import ending_links
 from ...core.events.publish import DIAGRAM_CREATED, diagram_event, diagrams_deleted
+from ...core.files.index import ambiguous_path, folder_key_map, new_diagram, new_folder, read_index
+from ...core.files.paths import BadPath, Target, check_content, parse_path, resolve_type
 from ...core.history.changes import retrying, save_change
 from ...core.history.revisions import compress_bound, content_hash, revision_limit
 from ...core.workspaces.billing import project_payer
@@ -31,8 +33,6 @@ from ...models.content import Diagram, utf8_size
 from ...models.history import SOURCE_API, DiagramRevision
 from ...models.sharing import SharedLink
 from ...models.workspaces import EDITOR
-from .paths import BadPath, Target, check_content, parse_path, resolve_type
-from .service import ambiguous_path, folder_key_map, new_diagram, new_folder, read_index
 
 DELETE_CHUNK = 500  # ids per DELETE statement
 FLUSH_CHUNK = 50  # new diagrams per flush

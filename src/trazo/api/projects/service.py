@@ -1,13 +1,12 @@
 """Projects: list with diagram counts (every workspace of the caller), the project tree, create, update,
 delete. Each answer carries the caller's role in the project's workspace (docs/teams.md)."""
-from dataclasses import dataclass, field
-
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, delete, func, select
 
 from ...core.billing.quotas import ensure_within_plan
 from ...core.comments.counts import OPEN_COMMENT_COUNT, counted
 from ...core.content import access
+from ...core.content.projects import CountedProject, counted_projects
 from ...core.content.revalidations import ending_links
 from ...core.events.publish import PROJECT_CREATED, PROJECT_DELETED, project_event
 from ...core.workspaces.billing import workspace_payer
@@ -18,62 +17,18 @@ from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Folder, Project
 from ...models.sharing import SharedLink
-from ...models.workspaces import ADMIN, EDITOR, VIEWER, Membership
+from ...models.workspaces import ADMIN, EDITOR, VIEWER
 from ..content_schemas import FolderContents
 
-
-@dataclass(frozen=True)
-class CountedProject:
-    """A project row with the caller's role and its diagram counts per type (ProjectSchema); in the tree,
-    also its folders (FolderContents) and root diagrams (ProjectWithDiagramsSchema). The row's columns read
-    through."""
-
-    project: Project
-    role: str
-    diagram_type_counts: dict
-    folders: list = field(default_factory=list)
-    diagrams: list = field(default_factory=list)
-
-    @property
-    def diagram_count(self):
-        return sum(self.diagram_type_counts.values())
-
-    def __getattr__(self, name):  # called only for names the dataclass lacks
-        return getattr(self.project, name)
-
-
-# The reads of every listing and tree, built once (building a statement costs more than running it on SQLite).
-LISTING = (access.reachable_projects().add_columns(Diagram.diagram_type, func.count(Diagram.id))
-           .outerjoin(Diagram, Diagram.project_id == Project.id)
-           .group_by(Project.id, Membership.role, Diagram.diagram_type)
-           .order_by(Project.created_at, Project.id))
-LISTING_OF_WORKSPACE = LISTING.where(Project.workspace_id == bindparam("workspace_id"))
-ONE_COUNTED = LISTING.where(Project.id == bindparam("project_id"))
+# The reads of every tree, built once (building a statement costs more than running it on SQLite).
 TREE = (access.reachable_projects().add_columns(Folder).outerjoin(Folder, Folder.project_id == Project.id)
         .where(Project.id == bindparam("project_id")).order_by(func.lower(Folder.name), Folder.id))
 TREE_DIAGRAMS = (select(Diagram, OPEN_COMMENT_COUNT).where(Diagram.project_id == bindparam("project_id"))
                  .order_by(Diagram.created_at, Diagram.title, Diagram.id))
 
 
-def _counted_projects(user, project_id=None, workspace_id=None):
-    """The caller's projects with their per-type diagram counts, in one grouped query."""
-    values = {"user_id": user.id}
-    if project_id is not None:
-        statement, values["project_id"] = ONE_COUNTED, project_id
-    elif workspace_id is not None:
-        statement, values["workspace_id"] = LISTING_OF_WORKSPACE, workspace_id
-    else:
-        statement = LISTING
-    projects = {}
-    for project, role, diagram_type, count in db.session.execute(statement, values):
-        counted = projects.setdefault(project.id, CountedProject(project, role, {}))
-        if diagram_type is not None:
-            counted.diagram_type_counts[diagram_type] = count
-    return list(projects.values())
-
-
 def list_projects(user, workspace_id=None):
-    return _counted_projects(user, workspace_id=workspace_id)
+    return counted_projects(user, workspace_id=workspace_id)
 
 
 def create_project(user, data):
@@ -116,7 +71,7 @@ def update_project(user, project_id, data):
     if data:
         project.updated_at = utcnow()
     db.session.commit()
-    return _counted_projects(user, project.id)[0]
+    return counted_projects(user, project.id)[0]
 
 
 def delete_project(user, project_id):
@@ -135,4 +90,4 @@ def transfer_project(user, project_id, workspace_id):
     lists it."""
     project = move_to_workspace(user, project_id, workspace_id)
     db.session.commit()
-    return _counted_projects(user, project.id)[0]
+    return counted_projects(user, project.id)[0]

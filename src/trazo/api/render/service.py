@@ -1,8 +1,8 @@
 """The render route's service: the rendering itself is core/content/rendering.py, shared with the image links."""
-from flask import Response, current_app
+from flask import Response
 
+from ...core.content import rendering
 from ...core.content.rendering import render as draw
-from ...services import render as renderers
 from ...services.render import notices
 from ..images import SVG_POLICY
 
@@ -21,7 +21,5 @@ def render(diagram_type, source):
 
 
 def engines():
-    """[{type, engine, version, backend}] for every type this server can draw now, sorted by type: nothing
-    about where engines or Kroki are (no paths, no URLs)."""
-    renderer = renderers.configured_renderer(current_app.config)
-    return [] if renderer is None else renderer.engines()
+    """[{type, engine, version, backend}] for every type this server can draw now, sorted by type."""
+    return rendering.engines()

@@ -3,12 +3,11 @@ import marshmallow as ma
 from flask_babel import gettext as _
 from marshmallow import ValidationError
 
+from ...core.history.browse import CURRENT
 from ...core.history.revisions import decompress
 from ...models.history import LABEL_MAX
 from ..common import BaseSchema, PageSchema, Timestamp
 from ..fields import Name
-
-CURRENT = "current"
 
 
 class LabelCreateSchema(BaseSchema):
@@ -54,7 +53,7 @@ class RevisionSummarySchema(BaseSchema):
     number = ma.fields.Integer()
     title = ma.fields.String()
     diagram_type = ma.fields.String()
-    source = ma.fields.String(metadata={"description": "create, edit, restore, import, duplicate or api"})
+    source = ma.fields.String(metadata={"description": "create, edit, restore, import, duplicate, api or mcp"})
     label = ma.fields.String(allow_none=True)
     author_id = ma.fields.String(allow_none=True)
     author = ma.fields.Function(_author, metadata={"description": "{id, full_name}; null when the account is gone"})

@@ -1,53 +1,24 @@
 """Workspaces: the caller's list, one workspace, its members and its audit log; changes call the rules of
 core/workspaces and commit (docs/teams.md)."""
-from dataclasses import dataclass
-from datetime import datetime
-
 from flask_babel import gettext as _
-from sqlalchemy import case, func, select
+from sqlalchemy import func, select
 
 from ...core.content import access
 from ...core.workspaces import roles, teams
+from ...core.workspaces.listing import listed
 from ...errors import found_or_404
 from ...extensions import db
 from ...models import User
-from ...models.workspaces import ADMIN, PERSONAL, VIEWER, Membership, Workspace, WorkspaceEvent
+from ...models.workspaces import ADMIN, VIEWER, Membership, WorkspaceEvent
 from ..common import page_envelope
 
 
-@dataclass(frozen=True)
-class ListedWorkspace:
-    """A workspace with the caller's role and its number of members (WorkspaceSchema)."""
-
-    id: str
-    name: str
-    kind: str
-    role: str
-    member_count: int
-    billing_owner_id: str | None
-    created_at: datetime
-
-
-def _listed(user, workspace_id=None):
-    """The caller's workspaces with role and member count, personal first then by name, in one statement."""
-    everyone = Membership.__table__.alias("everyone")
-    counted = select(func.count()).where(everyone.c.workspace_id == Workspace.id).scalar_subquery()
-    statement = (select(Workspace, Membership.role, counted)
-                 .join(Membership, (Membership.workspace_id == Workspace.id) & (Membership.user_id == user.id))
-                 .order_by(case((Workspace.kind == PERSONAL, 0), else_=1), func.lower(Workspace.name), Workspace.id))
-    if workspace_id is not None:
-        statement = statement.where(Workspace.id == str(workspace_id))
-    return [ListedWorkspace(workspace.id, workspace.name, workspace.kind, role, count,
-                            workspace.billing_owner_id, workspace.created_at)
-            for workspace, role, count in db.session.execute(statement)]
-
-
 def list_workspaces(user):
-    return _listed(user)
+    return listed(user)
 
 
 def get_workspace(user, workspace_id):
-    return found_or_404(next(iter(_listed(user, workspace_id)), None), _("Workspace not found"))
+    return found_or_404(next(iter(listed(user, workspace_id)), None), _("Workspace not found"))
 
 
 def create_workspace(user, name):

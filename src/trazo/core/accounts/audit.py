@@ -21,6 +21,7 @@ EVENTS = (
     "vendor_created", "vendor_updated", "vendor_deleted", "vendor_tested", "vendor_default_set",
     "password_check_locked", "mfa_locked",
     "personal_token_created", "personal_token_revoked", "personal_token_new_address", "personal_tokens_revoked",
+    "mcp_write",
 )
 
 

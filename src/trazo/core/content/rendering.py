@@ -1,6 +1,7 @@
 """Render a diagram source to SVG with the configured backend; renderer failures become statuses.
 
-Shared by the render route (api/render) and the image links (api/shares, api/diagrams).
+Shared by the render route (api/render), the image links (api/shares, api/diagrams) and the MCP tools (api/mcp),
+which also ask whether a source draws at all (`check`).
 
 Every render runs on behalf of its client (`client_keys`: the address and, when signed in, the user), so
 no client holds more than its share of a worker's engine slots, Mermaid pages and rasterizer slots
@@ -13,6 +14,7 @@ import logging
 import math
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app
@@ -32,11 +34,43 @@ ALIASES = {"dot": "graphviz", "uml": "plantuml"}
 RENDER_BUDGET = "RENDER_SECONDS"
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a source draws here; when not, `error` says why and `line` (1-based) names the line the engine
+    named, if it named one."""
+
+    draws: bool
+    error: str | None = None
+    line: int | None = None
+
+
 def render(diagram_type: str, source: str, before_render: Callable[[], None] | None = None) -> str:
     """The SVG text of `source` drawn as `diagram_type`. A drawing the cache cannot answer first calls
     `before_render()` (which may refuse by raising); by default that checks the caller's render-seconds
     budget, which the drawing is then charged. A caller with a budget of its own (an export's) passes
     `before_render` and spends nothing of the caller's render-seconds."""
+    renderer, kind = _drawer(diagram_type)
+    return _drawn(renderer, kind, source, before_render)
+
+
+def check(diagram_type: str, source: str) -> Verdict:
+    """Whether `source` draws as `diagram_type` on this server: it is drawn, through the render cache and on the
+    caller's render-seconds like any render. A refusal of the source itself (a syntax error, a drawing too large
+    or complex) is the Verdict; what says nothing about the source (a type this server does not draw, rendering
+    not configured, busy, too slow, the caller's budget spent, the source over RENDER_MAX_SOURCE_BYTES) is raised
+    as the render route would answer it."""
+    renderer, kind = _drawer(diagram_type)
+    try:
+        _drawn(renderer, kind, source, None)
+    except BadRequest as refusal:
+        cause = refusal.__cause__
+        line = cause.line if isinstance(cause, renderers.DiagramSyntaxError) else None
+        return Verdict(False, str(refusal.detail), line or None)
+    return Verdict(True)
+
+
+def _drawer(diagram_type: str) -> tuple[Any, str]:
+    """(the configured renderer, the type as it names it) when it draws `diagram_type`, else the refusal."""
     config = current_app.config
     renderer = renderers.configured_renderer(config)
     if renderer is None:
@@ -50,6 +84,11 @@ def render(diagram_type: str, source: str, before_render: Callable[[], None] | N
     if kind not in supported:
         raise BadRequest(_("Unsupported diagram type '%(type)s'. Supported types: %(types)s",
                            type=diagram_type, types=", ".join(sorted(supported))))
+    return renderer, kind
+
+
+def _drawn(renderer: Any, kind: str, source: str, before_render: Callable[[], None] | None) -> str:
+    config = current_app.config
     _check_size(kind, source, config)
     keys = client_keys()  # may read a personal access token: before the pooled connection is given back
     # Drawing may take RENDER_TIMEOUT (an engine, Kroki, D2's icon fetches): no pooled connection is held
@@ -60,6 +99,13 @@ def render(diagram_type: str, source: str, before_render: Callable[[], None] | N
         return renderers.render_cached(renderer, kind, source, config.get("REDIS_URL"),
                                        check_render_budget if own_budget else before_render,
                                        charge_render_budget if own_budget else None)
+
+
+def engines() -> list[dict[str, Any]]:
+    """[{type, engine, version, backend}] for every type this server can draw now, sorted by type: nothing
+    about where engines or Kroki are (no paths, no URLs)."""
+    renderer = renderers.configured_renderer(current_app.config)
+    return [] if renderer is None else renderer.engines()
 
 
 def rasterize(svg: str, key: str | None, kind: str) -> bytes:

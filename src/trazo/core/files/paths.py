@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from flask_babel import gettext as _
 
-from ...archive.sketch import NotImportable, is_sketch, load_json
-from ...core.content.diagram_types import FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
-from ...core.content.limits import NAME_MAX, content_caps
 from ...models.content import utf8_size
+from ..content.diagram_types import FREEHAND, PLAIN_TEXT_EXTENSION, SOURCE_EXTENSIONS
+from ..content.limits import NAME_MAX, content_caps
+from ..content.sketches import is_sketch, load_json
 
 PATH_MAX = 1024
 EXTENSIONS = tuple(sorted({*SOURCE_EXTENSIONS.values(), PLAIN_TEXT_EXTENSION}, key=len, reverse=True))
@@ -171,7 +171,7 @@ def check_content(content, diagram_type):
     if diagram_type == FREEHAND:
         try:
             sketch = is_sketch(load_json(content))
-        except NotImportable:
+        except ValueError:
             sketch = False
         if not sketch:
             raise BadPath(_("A freehand sketch must be sketch JSON: an object with an \"elements\" list."),

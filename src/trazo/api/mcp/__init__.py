@@ -1,0 +1,1 @@
+"""The Model Context Protocol server: AI clients reach the content through tools, with a personal access token."""
