@@ -5,10 +5,11 @@ from flask_babel import gettext as _
 from marshmallow import ValidationError
 
 from ...core.content.limits import content_caps
+from ...core.content.paths import BadPath, parse_path
 from ...errors import AppError, ValidationFailed, validation_detail
 from ..common import BaseSchema, Timestamp
 from ..fields import DESCRIPTION_MAX, DiagramType, IfMatch
-from .paths import EXTENSION_TYPES, BadPath, parse_path
+from .paths import EXTENSION_TYPES
 
 PATH_DOC = "a path such as architecture/backend.mmd: the directory part is the folder, the name the title"
 

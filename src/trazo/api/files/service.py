@@ -17,6 +17,7 @@ from werkzeug.http import parse_etags
 
 from ...core.billing.quotas import ensure_room, lock_account, row_overhead, spend_creations
 from ...core.content import access
+from ...core.content.paths import EXTENSIONS, BadPath, path_key, path_of
 from ...core.content.revalidations import ending_links
 from ...core.events.publish import DIAGRAM_CREATED, diagram_event, diagrams_deleted
 from ...core.history.changes import ensure_version, etag, retrying, save_change
@@ -36,7 +37,7 @@ from ...models.content import (
 from ...models.history import SOURCE_API, DiagramRevision
 from ...models.sharing import SharedLink
 from ...models.workspaces import EDITOR, VIEWER
-from .paths import EXTENSIONS, BadPath, check_content, path_key, path_of, resolve_type
+from .paths import check_content, resolve_type
 
 HASH_BATCH_BYTES = 4 * 1024 * 1024  # content of diagrams without history a listing reads at once
 MEDIA_TYPES = {".freehand.json": "application/json; charset=utf-8"}

@@ -19,6 +19,7 @@ from ...archive.reader import ImportLimits
 from ...core.billing.quotas import ensure_room, lock_account, row_overhead, spend_creations
 from ...core.content import access
 from ...core.content.limits import content_caps
+from ...core.content.paths import BadPath, Target, parse_path
 from ...core.content.revalidations import ending_links
 from ...core.events.publish import DIAGRAM_CREATED, diagram_event, diagrams_deleted
 from ...core.history.changes import retrying, save_change
@@ -31,7 +32,7 @@ from ...models.content import Diagram, utf8_size
 from ...models.history import SOURCE_API, DiagramRevision
 from ...models.sharing import SharedLink
 from ...models.workspaces import EDITOR
-from .paths import BadPath, Target, check_content, parse_path, resolve_type
+from .paths import check_content, resolve_type
 from .service import ambiguous_path, folder_key_map, new_diagram, new_folder, read_index
 
 DELETE_CHUNK = 500  # ids per DELETE statement
