@@ -431,6 +431,8 @@ SETTINGS = [
                        "they ask for (docs/events.md)"),
         _limit_setting("RATE_LIMIT_COMMENTS", "60/minute", "comments one user writes: new threads, replies and "
                        "edits (docs/comments.md)"),
+        _limit_setting("RATE_LIMIT_SEARCH", "120/minute", "searches per user, their personal access tokens "
+                       "included (docs/search.md)"),
     ),
     *_section(
         "Server",
