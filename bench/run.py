@@ -7,7 +7,8 @@ on REF's code and on the working tree, alternating, in one run (bench/compare.py
 bench-results/compare.md and compare.json.
 
     .venv/bin/python -m bench.run [--backends pg,sqlite] [--duration 10] [--connections 16] [--streams 500]
-                                  [--only ceiling,floor,service,editor] [--editor-max-users 3200]
+                                  [--only ceiling,floor,service,editor,search] [--editor-max-users 3200]
+                                  [--search-diagrams 50000] [--search-requests 60]
                                   [--database trazo_bench] [--redis-db 7]
     .venv/bin/python -m bench.run --compare-ref REF [--compare-new-ref REF2] [--rounds 3] [--editor-rounds 1]
                                   [--only service,editor] [--backends ...] [--duration 10] ...
@@ -24,12 +25,12 @@ from urllib.parse import urlsplit
 
 import requests
 
-from . import autosave, compare, editor, images, load, seed, streams
+from . import autosave, compare, editor, images, load, search, seed, streams
 from .fake_openai import FakeOpenAI
 from .service import DATABASE, REDIS_DB, ROOT, Gunicorn, free_port, production_env, reset_database
 
 RESULTS = ROOT / "bench-results"
-PARTS = ("ceiling", "floor", "service", "editor")
+PARTS = ("ceiling", "floor", "service", "editor", "search")
 # The DB-backed reads bench/floor.py answers by hand.
 FLOOR_ROUTES = ("GET /projects", "GET /projects/{id}", "GET /diagrams/{id}", "GET /shared/{token}/diagram")
 
@@ -168,6 +169,8 @@ def bench_backend(backend, args, fake):
             print(f"  {backend:6} editor capacity search (p99 < {editor.P99_TARGET_MS:.0f} ms)", flush=True)
             capacity = editor.capacity(service.base_url, start=args.editor_start, max_users=args.editor_max_users,
                                        steady=args.editor_seconds)
+        if "search" in parts:
+            rows += search.run(service.base_url, env, backend, args.search_diagrams, args.search_requests)
         if memory is None:
             memory = service.peak_worker_memory_mib()
         workers = len(service.worker_pids())
@@ -240,6 +243,8 @@ def parse_args():
     parser.add_argument("--editor-start", type=int, default=200, help="editors in the search's first step")
     parser.add_argument("--editor-max-users", type=int, default=3200, help="the search stops there")
     parser.add_argument("--editor-seconds", type=int, default=15, help="steady seconds measured per step")
+    parser.add_argument("--search-diagrams", type=int, default=50_000, help="diagrams the search row writes")
+    parser.add_argument("--search-requests", type=int, default=60, help="requests per search of the search row")
     parser.add_argument("--database", default=DATABASE, help="PostgreSQL database to drop and fill")
     parser.add_argument("--redis-db", type=int, default=REDIS_DB, help="Redis db to flush and use")
     compared = parser.add_argument_group("old against new (bench/compare.py)")

@@ -26,6 +26,8 @@ def upgrade():
     op.create_table('search_documents',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('diagram_id', sa.String(length=36), nullable=False),
+    sa.Column('project_id', sa.String(length=36), nullable=False),
+    sa.Column('diagram_type', sa.String(length=32), nullable=False),
     sa.Column('title_vector', vector, nullable=True),
     sa.Column('comments_vector', vector, nullable=True),
     sa.Column('document', vector, nullable=True),

@@ -1,8 +1,9 @@
 """The search index (docs/search.md): one row per diagram, written by the database itself whenever a diagram
 or a comment is (triggers, models/search_ddl.py), in the transaction of that write.
 
-On PostgreSQL the row holds tsvectors: the title's (weight A, to rank title hits first), the comments'
-(D) and the whole document (title A, description B, content C, comments D) under a GIN index. On SQLite
+The row copies its diagram's project and type (what a search filters on before reading any diagram). On
+PostgreSQL it holds tsvectors too: the title's (weight A, to rank title hits first), the comments' (D) and
+the whole document (title A, description B, content C, comments D) under a GIN index. On SQLite
 the vectors stay empty: the row's `id` is the rowid of the diagram's entry in the FTS5 table `search_fts`
 (an INTEGER PRIMARY KEY keeps it through VACUUM).
 """
@@ -25,6 +26,9 @@ class SearchDocument(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     diagram_id: Mapped[str] = mapped_column(String(36), ForeignKey("diagrams.id", ondelete="CASCADE"),
                                             unique=True, nullable=False)
+    # The diagram's, kept by the triggers: a search filters on them without reading the diagrams.
+    project_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    diagram_type: Mapped[str] = mapped_column(String(32), nullable=False)
     title_vector = mapped_column(VECTOR)
     comments_vector = mapped_column(VECTOR)
     document = mapped_column(VECTOR)

@@ -50,18 +50,30 @@ PG_FUNCTIONS = (
        AS $$ SELECT trazo_search_vector(left(coalesce(string_agg(body, E'\\n' ORDER BY created_at, id), ''),
                                              {COMMENTS_CHARS}), 'D')
              FROM comments WHERE diagram_id = for_diagram $$""",
+    # A move changes only where the row belongs (project_id); any other change indexes the texts again.
     """CREATE OR REPLACE FUNCTION trazo_search_diagram_written() RETURNS trigger LANGUAGE plpgsql AS $$
        DECLARE
-         new_title tsvector := trazo_search_vector(NEW.title, 'A');
-         new_body tsvector := trazo_search_body(NEW.description, NEW.content, NEW.diagram_type);
+         new_title tsvector;
+         new_body tsvector;
        BEGIN
+         IF TG_OP = 'UPDATE' AND OLD.project_id IS DISTINCT FROM NEW.project_id
+            AND OLD.title IS NOT DISTINCT FROM NEW.title AND OLD.diagram_type IS NOT DISTINCT FROM NEW.diagram_type
+            AND OLD.description IS NOT DISTINCT FROM NEW.description
+            AND OLD.content IS NOT DISTINCT FROM NEW.content THEN
+           UPDATE search_documents SET project_id = NEW.project_id WHERE diagram_id = NEW.id;
+           IF FOUND THEN RETURN NULL; END IF;
+         END IF;
+         new_title := trazo_search_vector(NEW.title, 'A');
+         new_body := trazo_search_body(NEW.description, NEW.content, NEW.diagram_type);
          IF TG_OP = 'UPDATE' THEN
-           UPDATE search_documents SET title_vector = new_title, document = new_title || new_body || comments_vector
+           UPDATE search_documents SET project_id = NEW.project_id, diagram_type = NEW.diagram_type,
+                                       title_vector = new_title, document = new_title || new_body || comments_vector
             WHERE diagram_id = NEW.id;
            IF FOUND THEN RETURN NULL; END IF;
          END IF;
-         INSERT INTO search_documents (diagram_id, title_vector, comments_vector, document)
-         SELECT NEW.id, new_title, written.vector, new_title || new_body || written.vector
+         INSERT INTO search_documents (diagram_id, project_id, diagram_type, title_vector, comments_vector, document)
+         SELECT NEW.id, NEW.project_id, NEW.diagram_type, new_title, written.vector,
+                new_title || new_body || written.vector
            FROM (SELECT trazo_search_comments(NEW.id) AS vector) AS written;
          RETURN NULL;
        END $$""",
@@ -88,9 +100,10 @@ PG_TRIGGERS = (
     ("search_diagram_inserted", "diagrams",
      "AFTER INSERT ON diagrams FOR EACH ROW EXECUTE FUNCTION trazo_search_diagram_written()"),
     ("search_diagram_updated", "diagrams",
-     "AFTER UPDATE OF title, description, content, diagram_type ON diagrams FOR EACH ROW "
+     "AFTER UPDATE OF title, description, content, diagram_type, project_id ON diagrams FOR EACH ROW "
      "WHEN (OLD.title IS DISTINCT FROM NEW.title OR OLD.description IS DISTINCT FROM NEW.description "
-     "OR OLD.content IS DISTINCT FROM NEW.content OR OLD.diagram_type IS DISTINCT FROM NEW.diagram_type) "
+     "OR OLD.content IS DISTINCT FROM NEW.content OR OLD.diagram_type IS DISTINCT FROM NEW.diagram_type "
+     "OR OLD.project_id IS DISTINCT FROM NEW.project_id) "
      "EXECUTE FUNCTION trazo_search_diagram_written()"),
     ("search_comments_inserted", "comments", "AFTER INSERT ON comments REFERENCING NEW TABLE AS changed_comments "
      "FOR EACH STATEMENT EXECUTE FUNCTION trazo_search_comments_written()"),
@@ -104,11 +117,17 @@ PG_DROPPED_FUNCTIONS = ("trazo_search_diagram_written()", "trazo_search_comments
                         "trazo_search_comments(text)", "trazo_search_body(text, text, text)",
                         'trazo_search_vector(text, "char")', "trazo_search_joined(text)", "trazo_search_parts(text)",
                         "trazo_search_fold(text)")
-PG_FILL = """INSERT INTO search_documents (diagram_id, title_vector, comments_vector, document)
-             SELECT id, title_vector, comments, title_vector || trazo_search_body(description, content, diagram_type)
-                    || comments
-               FROM (SELECT id, description, content, diagram_type, trazo_search_vector(title, 'A') AS title_vector,
-                            trazo_search_comments(id) AS comments FROM diagrams) AS written"""
+PG_FILL = """INSERT INTO search_documents (diagram_id, project_id, diagram_type, title_vector, comments_vector,
+                                          document)
+             SELECT id, project_id, diagram_type, title_vector, comments,
+                    title_vector || trazo_search_body(description, content, diagram_type) || comments
+               FROM (SELECT id, project_id, description, content, diagram_type,
+                            trazo_search_vector(title, 'A') AS title_vector, trazo_search_comments(id) AS comments
+                       FROM diagrams) AS written"""
+# The planner would weigh a common word's share of the rows and read every document rather than the GIN
+# index, not knowing that matching a document means reading it (often from TOAST): without statistics on
+# the column it takes a match for rare, and always starts from the index.
+PG_NO_STATISTICS = "ALTER TABLE search_documents ALTER COLUMN document SET STATISTICS 0"
 
 
 def _install_postgresql(connection):
@@ -117,6 +136,7 @@ def _install_postgresql(connection):
     quoted = connection.dialect.identifier_preparer.quote_identifier(schema)
     for statement in PG_FUNCTIONS:
         connection.exec_driver_sql(statement.replace("{schema}", quoted))
+    connection.exec_driver_sql(PG_NO_STATISTICS)
     for name, table, definition in PG_TRIGGERS:
         connection.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name} ON {table}")
         connection.exec_driver_sql(f"CREATE TRIGGER {name} {definition}")
@@ -157,7 +177,8 @@ SQLITE_STATEMENTS = (
     f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(title, description, body, comments, "
     "tokenize = 'unicode61 remove_diacritics 0')",
     f"""CREATE TRIGGER IF NOT EXISTS search_diagram_inserted AFTER INSERT ON diagrams BEGIN
-          INSERT INTO search_documents (diagram_id) VALUES (NEW.id);
+          INSERT INTO search_documents (diagram_id, project_id, diagram_type)
+          VALUES (NEW.id, NEW.project_id, NEW.diagram_type);
           INSERT INTO {FTS_TABLE} (rowid, title, description, body, comments)
           VALUES ({_rowid_of("NEW.id")}, {_NEW["title"]}, {_NEW["description"]}, {_NEW["body"]}, '');
         END""",
@@ -166,6 +187,11 @@ SQLITE_STATEMENTS = (
           UPDATE {FTS_TABLE} SET title = {_NEW["title"]}, description = {_NEW["description"]}, body = {_NEW["body"]}
            WHERE rowid = {_rowid_of("NEW.id")};
         END""",
+    """CREATE TRIGGER IF NOT EXISTS search_diagram_moved AFTER UPDATE OF project_id, diagram_type ON diagrams
+       WHEN OLD.project_id IS NOT NEW.project_id OR OLD.diagram_type IS NOT NEW.diagram_type BEGIN
+         UPDATE search_documents SET project_id = NEW.project_id, diagram_type = NEW.diagram_type
+          WHERE diagram_id = NEW.id;
+       END""",
     """CREATE TRIGGER IF NOT EXISTS search_diagram_deleted AFTER DELETE ON diagrams BEGIN
          DELETE FROM search_documents WHERE diagram_id = OLD.id;
        END""",
@@ -192,11 +218,13 @@ SQLITE_STATEMENTS = (
 )
 SQLITE_DROPPED = ("TRIGGER IF EXISTS search_comment_deleted", "TRIGGER IF EXISTS search_comment_edited",
                   "TRIGGER IF EXISTS search_comment_inserted", "TRIGGER IF EXISTS search_document_deleted",
-                  "TRIGGER IF EXISTS search_diagram_deleted", "TRIGGER IF EXISTS search_diagram_updated",
+                  "TRIGGER IF EXISTS search_diagram_deleted", "TRIGGER IF EXISTS search_diagram_moved",
+                  "TRIGGER IF EXISTS search_diagram_updated",
                   "TRIGGER IF EXISTS search_diagram_inserted", f"TABLE IF EXISTS {FTS_TABLE}")
 _FILLED = _diagram_columns("d")
 SQLITE_FILL = (
-    "INSERT INTO search_documents (diagram_id) SELECT id FROM diagrams",
+    "INSERT INTO search_documents (diagram_id, project_id, diagram_type) SELECT id, project_id, diagram_type "
+    "FROM diagrams",
     f"""INSERT INTO {FTS_TABLE} (rowid, title, description, body, comments)
         SELECT s.id, {_FILLED["title"]}, {_FILLED["description"]}, {_FILLED["body"]}, {_comments_of("d.id")}
           FROM search_documents s JOIN diagrams d ON d.id = s.diagram_id""",

@@ -15,8 +15,8 @@ from ...models.base import UTCDateTime
 from ...models.search_ddl import COMMENTS_CHARS, CONTENT_CHARS, DESCRIPTION_CHARS, NOT_INDEXED_TYPE
 
 HEAD_CHARS = 300  # of a field that holds no match: enough for the snippet of a title-only hit
-FILTERS = {"workspace_id": "p.workspace_id = :workspace_id", "project_id": "d.project_id = :project_id",
-           "diagram_type": "d.diagram_type = :diagram_type"}
+FILTERS = {"workspace_id": "p.workspace_id = :workspace_id", "project_id": "s.project_id = :project_id",
+           "diagram_type": "s.diagram_type = :diagram_type"}
 WORKSPACE_ROLE = ("(SELECT role FROM workspace_members WHERE workspace_id = :workspace_id AND user_id = :user_id)"
                   " AS workspace_role")
 PROJECT_ROLE = ("(SELECT m.role FROM projects p JOIN workspace_members m ON m.workspace_id = p.workspace_id "
@@ -29,21 +29,20 @@ PG_LEXEMES = """(SELECT json_agg(json_build_array(term.number, stream.name, lexe
 AFTER = "WHERE matched.score < :after_score OR (matched.score = :after_score AND matched.id > :after_id)"
 # The diagrams of the caller's workspaces (access.member_of's rule) that match, with their score. The fence
 # keeps the subquery whole, so that the cursor's condition reads the score rather than computing it again.
-MATCHED = """SELECT d.id, d.project_id, p.workspace_id, d.title, d.diagram_type, d.updated_at, d.folder_id,
-                    {score} AS score
+MATCHED = """SELECT s.diagram_id AS id, s.project_id, p.workspace_id, {score} AS score
                FROM {source}
-               JOIN diagrams d ON d.id = s.diagram_id
-               JOIN projects p ON p.id = d.project_id
+               JOIN projects p ON p.id = s.project_id
                JOIN workspace_members m ON m.workspace_id = p.workspace_id AND m.user_id = :user_id
               WHERE {match}{filters}
              {fence}"""
-PAGE = """SELECT page.id, page.project_id, page.workspace_id, page.title, page.diagram_type, page.updated_at,
-                 page.score, f.name AS folder, {fields}
+# Only the page's rows are read from diagrams (the index rows carry their project and type).
+PAGE = """SELECT page.id, page.project_id, page.workspace_id, d.title, d.diagram_type, d.updated_at, page.score,
+                 f.name AS folder, {fields}
             FROM (SELECT * FROM ({matched}) AS matched {after} ORDER BY matched.score DESC, matched.id
                    LIMIT :limit) AS page
             JOIN diagrams d ON d.id = page.id
             {joins}
-            LEFT JOIN folders f ON f.id = page.folder_id
+            LEFT JOIN folders f ON f.id = d.folder_id
            ORDER BY page.score DESC, page.id"""
 
 PG_QUERY, PG_ANY = "CAST(:query AS tsquery)", "CAST(:any_query AS tsquery)"
