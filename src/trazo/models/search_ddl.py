@@ -22,24 +22,36 @@ FTS_TABLE = "search_fts"
 
 UNACCENT_SCHEMA = text("SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
                        "WHERE e.extname = 'unaccent'")
-SEPARATORS = "[[:space:][:punct:]]+"
+# Runs of white space and punctuation but the underscore, which only `_glue` and `_split` treat.
+SEPARATORS = "(?:(?!_)[[:space:][:punct:]])+"
 PG_FUNCTIONS = (
     # unaccent() is STABLE (it reads its dictionary by name): wrapped with the dictionary named in full.
     """CREATE OR REPLACE FUNCTION trazo_search_fold(t text) RETURNS text
        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
        AS $$ SELECT {schema}.unaccent('{schema}.unaccent'::regdictionary, t) $$""",
-    f"""CREATE OR REPLACE FUNCTION trazo_search_parts(t text) RETURNS text
+    # Folded, separators made spaces: each identifier (letters, digits, underscores) stands alone.
+    f"""CREATE OR REPLACE FUNCTION trazo_search_words(t text) RETURNS text
        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-       AS $$ SELECT lower(regexp_replace(regexp_replace(regexp_replace(trazo_search_fold(t),
-                  '([a-z0-9])([A-Z])', '\\1 \\2', 'g'), '([A-Z])([A-Z][a-z])', '\\1 \\2', 'g'),
-                  '{SEPARATORS}', ' ', 'g')) $$""",
-    f"""CREATE OR REPLACE FUNCTION trazo_search_joined(t text) RETURNS text
+       AS $$ SELECT regexp_replace(trazo_search_fold(t), '{SEPARATORS}', ' ', 'g') $$""",
+    # The parts of `words`: split where camelCase changes case, and at underscores.
+    """CREATE OR REPLACE FUNCTION trazo_search_split(words text) RETURNS text
        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-       AS $$ SELECT lower(regexp_replace(replace(trazo_search_fold(t), '_', ''), '{SEPARATORS}', ' ', 'g')) $$""",
+       AS $$ SELECT lower(replace(regexp_replace(regexp_replace(words, '([a-z0-9])([A-Z])', '\\1 \\2', 'g'),
+                                                 '([A-Z])([A-Z][a-z])', '\\1 \\2', 'g'), '_', ' ')) $$""",
+    # The joined identifiers of `words`: without their underscores.
+    """CREATE OR REPLACE FUNCTION trazo_search_glue(words text) RETURNS text
+       LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+       AS $$ SELECT lower(replace(words, '_', '')) $$""",
+    # What a query's term is split with (core/search/statements.py): the same functions as the index's.
+    """CREATE OR REPLACE FUNCTION trazo_search_parts(t text) RETURNS text
+       LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT trazo_search_split(trazo_search_words(t)) $$""",
+    """CREATE OR REPLACE FUNCTION trazo_search_joined(t text) RETURNS text
+       LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT trazo_search_glue(trazo_search_words(t)) $$""",
     """CREATE OR REPLACE FUNCTION trazo_search_vector(t text, weight "char") RETURNS tsvector
        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-       AS $$ SELECT setweight(to_tsvector('simple', trazo_search_parts(t) || ' ' || trazo_search_joined(t)),
-                              weight) $$""",
+       AS $$ SELECT setweight(to_tsvector('simple', trazo_search_split(words) || ' ' || trazo_search_glue(words)),
+                              weight)
+             FROM trazo_search_words(t) AS words $$""",
     f"""CREATE OR REPLACE FUNCTION trazo_search_body(description text, content text, diagram_type text)
        RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
        AS $$ SELECT trazo_search_vector(left(coalesce(description, ''), {DESCRIPTION_CHARS}), 'B')
@@ -116,6 +128,7 @@ PG_DROPPED_FUNCTIONS = ("trazo_search_diagram_written()", "trazo_search_comments
                         "trazo_search_comment_edited()", "trazo_search_reindex_comments(text[])",
                         "trazo_search_comments(text)", "trazo_search_body(text, text, text)",
                         'trazo_search_vector(text, "char")', "trazo_search_joined(text)", "trazo_search_parts(text)",
+                        "trazo_search_glue(text)", "trazo_search_split(text)", "trazo_search_words(text)",
                         "trazo_search_fold(text)")
 PG_FILL = """INSERT INTO search_documents (diagram_id, project_id, diagram_type, title_vector, comments_vector,
                                           document)
@@ -128,6 +141,11 @@ PG_FILL = """INSERT INTO search_documents (diagram_id, project_id, diagram_type,
 # index, not knowing that matching a document means reading it (often from TOAST): without statistics on
 # the column it takes a match for rare, and always starts from the index.
 PG_NO_STATISTICS = "ALTER TABLE search_documents ALTER COLUMN document SET STATISTICS 0"
+# A save writes the document again, a search reads it to rank: lz4 compresses and decompresses it several
+# times faster than the default pglz, where the server has it (PostgreSQL 14+ built with lz4).
+PG_HAS_LZ4 = text("SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'")
+PG_LZ4 = "ALTER TABLE search_documents ALTER COLUMN {column} SET COMPRESSION lz4"
+VECTOR_COLUMNS = ("title_vector", "comments_vector", "document")
 
 
 def _install_postgresql(connection):
@@ -137,6 +155,9 @@ def _install_postgresql(connection):
     for statement in PG_FUNCTIONS:
         connection.exec_driver_sql(statement.replace("{schema}", quoted))
     connection.exec_driver_sql(PG_NO_STATISTICS)
+    if connection.scalar(PG_HAS_LZ4):
+        for column in VECTOR_COLUMNS:
+            connection.exec_driver_sql(PG_LZ4.format(column=column))
     for name, table, definition in PG_TRIGGERS:
         connection.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name} ON {table}")
         connection.exec_driver_sql(f"CREATE TRIGGER {name} {definition}")

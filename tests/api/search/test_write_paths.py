@@ -155,3 +155,14 @@ def test_a_deleted_project_takes_its_diagrams_out_of_the_index(user, project):
     create_diagram(user, project["id"], title="Gone with it", content="graph TD\n  moa")
     _deleted(user.delete(f"/projects/{project['id']}"))
     assert titles(user, "moa") == []
+
+
+def test_a_transferred_project_is_found_by_the_members_of_its_new_workspace(user, make_user, make_team, project):
+    colleague = make_user()
+    team = make_team(user, members=[(colleague, "viewer")])
+    create_diagram(user, project["id"], title="Travels", content="graph TD\n  albatross")
+    assert titles(colleague, "albatross") == []
+    response = user.post(f"/projects/{project['id']}/transfer", json={"workspace_id": team["id"]})
+    assert response.status_code == 200, response.json
+    assert [(hit["title"], hit["workspace_id"]) for hit in search(colleague, "albatross")["items"]] == [
+        ("Travels", team["id"])]
