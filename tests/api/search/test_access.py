@@ -51,6 +51,9 @@ def test_filters_narrow_to_a_workspace_a_project_and_a_type(user, project, team,
     assert sorted(titles(user, "gateway", workspace_id=project["workspace_id"])) == ["My flow", "My schema"]
     assert titles(user, "gateway", project_id=team["project"]["id"]) == ["Team flow"]
     assert titles(user, "gateway", diagram_type="dbml") == ["My schema"]
+    assert titles(user, "gateway", diagram_type="DBML") == ["My schema"]
+    assert sorted(titles(user, "gateway", workspace_id="", project_id="", diagram_type="", cursor="")) == [
+        "My flow", "My schema", "Team flow"]
     assert titles(user, "gateway", diagram_type="dbml", project_id=team["project"]["id"]) == []
     assert titles(user, "gateway", workspace_id=team["workspace"]["id"], project_id=project["id"]) == []
 

@@ -4,10 +4,10 @@
     -> {"items": [{diagram_id, project_id, workspace_id, title, diagram_type, path, snippet, matches, score,
                    updated_at}], "next_cursor": str | None}
 
-The one entry point of every caller (the search route, an MCP server). Bad input is a ValidationFailed
-(422) on the parameter at fault; a `workspace_id` or `project_id` the caller is no member of is a NotFound
-(404), as everywhere (docs/teams.md): nothing of another workspace shows, not even a count. A search runs
-at most two statements (core/search/statements.py).
+The one entry point of every caller (the search route, an MCP server). An empty filter or cursor is no
+filter or cursor. Bad input is a ValidationFailed (422) on the parameter at fault; a `workspace_id` or
+`project_id` the caller is no member of is a NotFound (404), as everywhere (docs/teams.md): nothing of
+another workspace shows, not even a count. A search runs at most two statements (core/search/statements.py).
 """
 import uuid
 from dataclasses import dataclass
@@ -99,10 +99,11 @@ def find(user, text, *, workspace_id=None, project_id=None, diagram_type=None, l
     """One page of the diagrams `user` can read that match `text`, best first (see the module's docstring)."""
     terms = query.parse(text)
     limit = query.check_limit(limit)
-    scope = Scope(_object_id(workspace_id, _("Workspace not found")), _object_id(project_id, _("Project not found")),
-                  query.check_diagram_type(diagram_type))
+    scope = Scope(_object_id(workspace_id or None, _("Workspace not found")),
+                  _object_id(project_id or None, _("Project not found")),
+                  query.check_diagram_type(diagram_type or None))
     print_ = cursors.fingerprint(user.id, terms, scope)
-    after = cursors.read(cursor, print_) if cursor is not None else None
+    after = cursors.read(cursor, print_) if cursor else None
     dialect = db.session.get_bind().dialect.name
     lexemes = _scope(user, terms, scope, dialect)
     rows = db.session.execute(statements.page_statement(dialect, scope, after),

@@ -92,7 +92,12 @@ def check_limit(limit):
 
 
 def check_diagram_type(diagram_type):
-    if diagram_type is not None and diagram_type not in DIAGRAM_TYPES:
+    """A known diagram type (any case), or None."""
+    if diagram_type is None:
+        return None
+    if isinstance(diagram_type, str):
+        diagram_type = diagram_type.strip().lower()
+    if diagram_type not in DIAGRAM_TYPES:
         raise refused("diagram_type", _("Unknown diagram type. Supported types: %(types)s.",
                                         types=", ".join(sorted(DIAGRAM_TYPES))))
     return diagram_type
