@@ -8,7 +8,8 @@ on REF's code and on the working tree, alternating, in one run (bench/compare.py
 bench-results/compare.md and compare.json.
 
     .venv/bin/python -m bench.run [--backends pg,sqlite] [--duration 10] [--connections 16] [--streams 500]
-                                  [--only ceiling,floor,service,editor,feed] [--editor-max-users 3200]
+                                  [--only ceiling,floor,service,editor,search,feed] [--editor-max-users 3200]
+                                  [--search-diagrams 50000] [--search-requests 60]
                                   [--subscribers 1000[,2000]] [--feed-env NAME=VALUE ...]
                                   [--database trazo_bench] [--redis-db 7]
     .venv/bin/python -m bench.run --compare-ref REF [--compare-new-ref REF2] [--rounds 3] [--editor-rounds 1]
@@ -26,12 +27,13 @@ from urllib.parse import urlsplit
 
 import requests
 
-from . import autosave, compare, editor, feed, images, load, seed, streams
+from . import autosave, compare, editor, feed, images, load, search, seed, streams
 from .fake_openai import FakeOpenAI
 from .service import DATABASE, REDIS_DB, ROOT, Gunicorn, free_port, production_env, reset_database
 
 RESULTS = ROOT / "bench-results"
-SERVICE_PARTS = ("ceiling", "floor", "service", "editor")  # each backend's; the feed runs on PostgreSQL + Redis
+# each backend's parts; the feed runs on PostgreSQL + Redis
+SERVICE_PARTS = ("ceiling", "floor", "service", "editor", "search")
 PARTS = (*SERVICE_PARTS, "feed")
 # The DB-backed reads bench/floor.py answers by hand.
 FLOOR_ROUTES = ("GET /projects", "GET /projects/{id}", "GET /diagrams/{id}", "GET /shared/{token}/diagram")
@@ -171,6 +173,8 @@ def bench_backend(backend, args, fake):
             print(f"  {backend:6} editor capacity search (p99 < {editor.P99_TARGET_MS:.0f} ms)", flush=True)
             capacity = editor.capacity(service.base_url, start=args.editor_start, max_users=args.editor_max_users,
                                        steady=args.editor_seconds)
+        if "search" in parts:
+            rows += search.run(service.base_url, env, backend, args.search_diagrams, args.search_requests)
         if memory is None:
             memory = service.peak_worker_memory_mib()
         workers = len(service.worker_pids())
@@ -273,6 +277,8 @@ def parse_args():
     parser.add_argument("--feed-seconds", type=int, default=feed.SECONDS, help="seconds of autosaves measured")
     parser.add_argument("--feed-env", action="append", default=[], metavar="NAME=VALUE",
                         help="a setting of the feed's service (repeat), e.g. EVENT_STREAMS_PER_WORKER=512")
+    parser.add_argument("--search-diagrams", type=int, default=50_000, help="diagrams the search row writes")
+    parser.add_argument("--search-requests", type=int, default=60, help="requests per search of the search row")
     parser.add_argument("--database", default=DATABASE, help="PostgreSQL database to drop and fill")
     parser.add_argument("--redis-db", type=int, default=REDIS_DB, help="Redis db to flush and use")
     compared = parser.add_argument_group("old against new (bench/compare.py)")

@@ -6,6 +6,7 @@ from flask import current_app
 from alembic import context
 
 import trazo.models  # noqa: F401  (every model registers its table)
+from trazo.models.search_ddl import FTS_TABLE
 
 # this is the Alembic Config object, which provides
 # access to the values within the .ini file in use.
@@ -52,6 +53,19 @@ def render_item(type_, obj, autogen_context):
     if type_ == "type" and obj.__class__.__name__ == "UTCDateTime":
         return "sa.DateTime(timezone=True)"
     return False
+
+
+def include_name(name, type_, parent_names):
+    """SQLite's FTS5 table of the search index and its shadow tables are made by trazo/models/search_ddl.py,
+    not by a model: autogenerate and `flask db check` leave them alone."""
+    return not (type_ == "table" and name is not None and name.startswith(FTS_TABLE))
+
+
+def include_object(obj, name, type_, reflected, compare_to):
+    """An index built with a PostgreSQL method (the search index's GIN) exists on PostgreSQL only."""
+    if type_ == "index" and not reflected and obj.dialect_options["postgresql"].get("using"):
+        return get_engine().dialect.name == "postgresql"
+    return True
 
 
 def get_metadata():
@@ -102,6 +116,8 @@ def run_migrations_online():
     conf_args = current_app.extensions['migrate'].configure_args
     conf_args.setdefault("render_item", render_item)
     conf_args.setdefault("compare_type", True)
+    conf_args.setdefault("include_name", include_name)
+    conf_args.setdefault("include_object", include_object)
     if conf_args.get("process_revision_directives") is None:
         conf_args["process_revision_directives"] = process_revision_directives
 

@@ -25,6 +25,7 @@ from .api.projects import routes as projects_routes
 from .api.prompt_history import routes as prompt_history_routes
 from .api.render import routes as render_routes
 from .api.revisions import routes as revisions_routes
+from .api.search import routes as search_routes
 from .api.shares import routes as shares_routes
 from .api.tokens import routes as tokens_routes
 from .api.users import routes as users_routes
@@ -79,6 +80,7 @@ BLUEPRINTS = (
     (events_routes.diagram_blp, "/diagrams"),
     (events_routes.workspace_blp, "/workspaces"),
     (events_routes.blp, "/events"),
+    (search_routes.blp, "/search"),
 )
 
 

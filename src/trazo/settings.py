@@ -440,6 +440,8 @@ SETTINGS = [
         _limit_setting("RATE_LIMIT_MCP", "300/minute", "`/mcp` requests per personal access token, on top of "
                        "`RATE_LIMIT_PERSONAL_TOKEN`; each tool also spends the per-user limit of the route it "
                        "stands for (docs/mcp.md, \"Limits\")"),
+        _limit_setting("RATE_LIMIT_SEARCH", "120/minute", "searches per user, their personal access tokens "
+                       "included (docs/search.md)"),
     ),
     *_section(
         "Server",

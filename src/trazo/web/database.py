@@ -1,12 +1,15 @@
-"""The database seen from HTTP: the answer when it is away, and SQLite's pragmas (docs/operations.md)."""
+"""The database seen from HTTP: the answer when it is away, and SQLite's pragmas and search function
+(docs/operations.md, docs/search.md)."""
 import logging
 
 from flask_babel import gettext as _
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from ..core.search.tokens import index_text
 from ..errors import error_response
 from ..extensions import db
+from ..models.search_ddl import SQLITE_FUNCTION
 
 log = logging.getLogger("trazo.web")  # the logger name operators' filters know (before web/ was a package)
 
@@ -20,8 +23,11 @@ def answer_database_unavailable(error):
 
 @event.listens_for(Engine, "connect")
 def set_sqlite_pragmas(dbapi_connection, _record):
-    """SQLite enforces ON DELETE CASCADE only with this pragma; WAL lets readers and a writer overlap."""
+    """SQLite enforces ON DELETE CASCADE only with this pragma; WAL lets readers and a writer overlap. The
+    search index's triggers call SQLITE_FUNCTION (models/search_ddl.py): every connection has it, the
+    migrations' included (Flask-Migrate runs them on this engine)."""
     if type(dbapi_connection).__module__.startswith("sqlite3"):
+        dbapi_connection.create_function(SQLITE_FUNCTION, 1, index_text, deterministic=True)
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")

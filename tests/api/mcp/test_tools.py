@@ -170,8 +170,10 @@ def test_tools_answer_the_same_in_the_handshake_generation(call, user, project):
     assert modern == legacy and modern["files"][0]["path"] == "Flow.mmd"
 
 
-@pytest.mark.xfail(reason="search branch", strict=False)
 def test_search_diagrams_finds_a_diagram_by_a_word_of_its_source(call, user, project):
     diagram = create_diagram(user, project["id"], title="Checkout", content="graph TD\n  Basket --> Payment")
     found = _structured(call("search_diagrams", {"query": "Payment"}))
-    assert [item["id"] for item in found["items"]] == [diagram["id"]]
+    assert [item["diagram_id"] for item in found["items"]] == [diagram["id"]]
+    hit = found["items"][0]
+    assert hit["path"] == "Checkout.mmd" and hit["title"] == "Checkout"
+    assert [hit["snippet"][match["start"]:match["end"]] for match in hit["matches"]] == ["Payment"]

@@ -116,6 +116,7 @@ ROUTES = """
     GET /prompt-history                                          read
     POST /prompt-history                                         write
     DELETE /prompt-history/{entry_id}                            write
+    GET /search                                                  read
     POST /shared-links                                           refused
     GET /shared-links/diagram/{diagram_id}                       refused
     DELETE /shared-links/{link_id}                               refused

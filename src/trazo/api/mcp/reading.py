@@ -19,9 +19,11 @@ DEFAULT_PAGE_SIZE = 20
 
 
 def search_diagrams(caller, arguments):
-    return find(caller.user, arguments["query"], workspace_id=arguments.get("workspace_id"),
-                project_id=arguments.get("project_id"), diagram_type=arguments.get("diagram_type"),
-                limit=arguments.get("limit", 20), cursor=arguments.get("cursor"))
+    found = find(caller.user, arguments["query"], workspace_id=arguments.get("workspace_id"),
+                 project_id=arguments.get("project_id"), diagram_type=arguments.get("diagram_type"),
+                 limit=arguments.get("limit", 20), cursor=arguments.get("cursor"))
+    return {"items": [{**hit, "updated_at": iso(hit["updated_at"])} for hit in found["items"]],
+            "next_cursor": found["next_cursor"]}
 
 
 def list_workspaces(caller, _arguments):

@@ -123,7 +123,11 @@ def _page(item):
                    total_pages=INTEGER)
 
 
-SEARCH_OUT = _object(["items"], items=_list(OBJECT), next_cursor=MAYBE_STRING)
+HIT = _object(["diagram_id", "project_id", "workspace_id", "title", "diagram_type", "path", "snippet", "matches"],
+              diagram_id=STRING, project_id=STRING, workspace_id=STRING, title=STRING, diagram_type=STRING,
+              path=MAYBE_STRING, snippet=STRING, score={"type": "number"}, updated_at=STRING,
+              matches=_list(_object(["start", "end"], start=INTEGER, end=INTEGER)))
+SEARCH_OUT = _object(["items"], items=_list(HIT), next_cursor=MAYBE_STRING)
 WORKSPACES_OUT = _object(["workspaces"], workspaces=_list(WORKSPACE))
 PROJECTS_OUT = _object(["projects"], projects=_list(PROJECT))
 FILES_OUT = _object(["files", "unaddressable"], files=_list(FILE), unaddressable=_list(UNADDRESSABLE))

@@ -1,0 +1,1 @@
+"""Search over the diagrams of the caller's workspaces (docs/search.md)."""
