@@ -7,7 +7,6 @@ upgraded to head: through an application on that database everything is reachabl
 """
 import hashlib
 import logging.config
-import os
 import secrets
 import uuid
 from datetime import UTC, datetime
@@ -15,7 +14,6 @@ from datetime import UTC, datetime
 import flask_migrate
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 
 from trazo import create_app
 from trazo.core.accounts.passwords import hash_password
@@ -23,8 +21,8 @@ from trazo.core.history.revisions import compress
 from trazo.extensions import db
 
 from ..helpers import PASSWORD
+from .scratch_databases import PG_URL, scratch_postgresql
 
-PG_URL = os.environ.get("TEST_DATABASE_URL") or ""
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 API = "/api/v1"
 CONTENT = {"ana-1": "graph TD\n  A --> B", "ana-2": "sequenceDiagram\n  A->>B: hi", "ben-1": "graph LR\n  X --> Y"}
@@ -195,14 +193,5 @@ def test_previous_release_data_stays_reachable_on_sqlite(app_env, tmp_path):
 
 @pytest.mark.skipif(not PG_URL.startswith("postgresql"), reason="needs TEST_DATABASE_URL (PostgreSQL)")
 def test_previous_release_data_stays_reachable_on_postgresql(app_env, tmp_path):
-    server = make_url(PG_URL)
-    name = f"trazo_migration_0013_{secrets.token_hex(4)}"
-    admin = sa.create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        _migrate_with_previous_data(app_env, tmp_path, server.set(database=name).render_as_string(hide_password=False))
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_postgresql("trazo_migration_0013") as url:
+        _migrate_with_previous_data(app_env, tmp_path, url)

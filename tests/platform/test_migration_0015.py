@@ -5,23 +5,20 @@ then upgraded to head: the search finds them by title, content, description and 
 0014 keeps the data and drops the index; upgrading again indexes them again.
 """
 import logging.config
-import os
-import secrets
 import uuid
 from datetime import UTC, datetime
 
 import flask_migrate
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 
 from trazo import create_app
 from trazo.core.accounts.passwords import hash_password
 from trazo.extensions import db
 
 from ..helpers import PASSWORD
+from .scratch_databases import PG_URL, scratch_postgresql
 
-PG_URL = os.environ.get("TEST_DATABASE_URL") or ""
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 API = "/api/v1"
 TYPED = {"created_at": sa.DateTime(timezone=True), "updated_at": sa.DateTime(timezone=True),
@@ -124,14 +121,5 @@ def test_the_previous_release_diagrams_are_found_after_the_upgrade_on_sqlite(app
 
 @pytest.mark.skipif(not PG_URL.startswith("postgresql"), reason="needs TEST_DATABASE_URL (PostgreSQL)")
 def test_the_previous_release_diagrams_are_found_after_the_upgrade_on_postgresql(app_env, tmp_path):
-    server = make_url(PG_URL)
-    name = f"trazo_migration_0015_{secrets.token_hex(4)}"
-    admin = sa.create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        _migrate_with_previous_data(app_env, tmp_path, server.set(database=name).render_as_string(hide_password=False))
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_postgresql("trazo_migration_0015") as url:
+        _migrate_with_previous_data(app_env, tmp_path, url)
