@@ -203,6 +203,13 @@ SETTINGS = [
         S("OAUTH2_ACCESS_TOKEN_SECONDS", INT, 30 * 60, "lifetime of the access tokens the authorization server "
           "issues for the MCP endpoint (docs/oauth-server.md); capped under an hour"),
         S("OAUTH2_REFRESH_TOKEN_DAYS", INT, 30, "lifetime of an OAuth refresh token; each use replaces it"),
+        S("OAUTH2_CLIENT_DOCUMENT_TIMEOUT", INT, 5, "total deadline of fetching a client's metadata document "
+          "(its client_id URL), in seconds"),
+        S("OAUTH2_CLIENT_DOCUMENT_CACHE_SECONDS", INT, 3600, "how long a fetched client metadata document is "
+          "used before it is fetched again"),
+        S("OAUTH2_CLIENT_DOCUMENT_PRIVATE_HOSTS", LIST, [], "comma-separated `host` or `host:port` entries whose "
+          "client metadata documents may be on a private address, and over plain http (development, tests); "
+          "every other document URL must be https on a public address"),
         S("OAUTH2_SESSION_SECONDS", INT, 10 * 60, "lifetime of the sign-in and consent pages' own cookie (scoped to "
           "`/oauth2`)"),
     ),

@@ -19,6 +19,7 @@ from ...extensions import db
 from ...models import User
 from ...ratelimit import client_address
 from . import clients, places
+from .redirects import acceptable_redirect
 
 S256 = "S256"
 SCOPES = list(oauth_grants.SCOPES)
@@ -178,7 +179,7 @@ class Registration(ClientRegistrationEndpoint):
 
     def save_client(self, client_info, client_metadata, request):
         uris = client_metadata.get("redirect_uris") or []
-        if not uris or not all(isinstance(uri, str) and clients.acceptable_redirect(uri) for uri in uris):
+        if not uris or not all(isinstance(uri, str) and acceptable_redirect(uri) for uri in uris):
             raise InvalidRedirectUriError()
         client_metadata.setdefault("token_endpoint_auth_method", clients.AUTH_METHOD)
         client_metadata.setdefault("grant_types", list(clients.GRANT_TYPES))
