@@ -174,3 +174,22 @@ def test_an_unknown_grant_type_and_a_garbage_code_answer_rfc6749_errors(browser,
     garbage = web.token(grant_type="authorization_code", code="nope", client_id=client_id, redirect_uri=REDIRECT,
                         code_verifier="v" * 50)
     assert garbage.status_code == 400 and garbage.json["error"] == "invalid_grant"
+
+
+def test_prune_deletes_expired_codes_and_token_pairs(app, tokens):
+    from datetime import timedelta
+
+    from sqlalchemy import func, select, update
+
+    from trazo.extensions import db
+    from trazo.models.base import utcnow
+    from trazo.models.oauth_server import OAuth2Code, OAuth2Token
+    with app.app_context():
+        db.session.execute(update(OAuth2Code).values(expires_at=utcnow() - timedelta(seconds=1)))
+        db.session.execute(update(OAuth2Token).values(refresh_expires_at=utcnow() - timedelta(seconds=1)))
+        db.session.commit()
+    result = app.test_cli_runner().invoke(args=["prune"])
+    assert "oauth2_codes: 1 rows past their expiry deleted" in result.output
+    assert "oauth2_tokens: 1 rows past their expiry deleted" in result.output
+    with app.app_context():
+        assert db.session.scalar(select(func.count()).select_from(OAuth2Token)) == 0
