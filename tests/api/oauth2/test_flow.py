@@ -74,6 +74,7 @@ def test_scope_read_only_cannot_write(app, browser, registered, user):
         "Accept": "application/json, text/event-stream"})
     assert response.status_code == 200
     assert response.json["result"]["isError"] is True
+    assert "allowed to read only" in response.json["result"]["content"][0]["text"]
 
 
 def test_deny_redirects_access_denied(browser, registered, user):

@@ -94,6 +94,6 @@ def _oauth_caller(text):
     if grant.resource != metadata.endpoint_url():
         raise _unauthorized(_("This access token was issued for another resource."), invalid=True)
     g.current_user = user
-    caller = Caller(user, user.id, grant.id, oauth_grants.ACCESS_PREFIX, WRITE in token.scope.split())
+    caller = Caller(user, user.id, grant.id, oauth_grants.ACCESS_PREFIX, WRITE in token.scope.split(), oauth=True)
     spend("MCP", caller.token_id)
     return caller
