@@ -86,3 +86,18 @@ def test_deny_redirects_access_denied(browser, registered, user):
     assert answer.status_code == 302
     assert "error=access_denied" in answer.headers["Location"] and "state=st4te" in answer.headers["Location"]
     assert answer.headers["Location"].startswith(REDIRECT)
+
+
+def test_the_oauth_endpoints_answer_any_origin_without_credentials_and_the_pages_do_not(app, registered):
+    client = app.test_client()
+    for path in ("/.well-known/oauth-authorization-server", "/oauth2/token", "/oauth2/register", "/oauth2/revoke"):
+        preflight = client.options(path, headers={"Origin": "https://inspector.example",
+                                                  "Access-Control-Request-Method": "POST",
+                                                  "Access-Control-Request-Headers": "content-type"})
+        assert preflight.headers.get("Access-Control-Allow-Origin") == "*", path
+        assert "Access-Control-Allow-Credentials" not in preflight.headers
+    token = client.post("/oauth2/token", data={"grant_type": "refresh_token", "refresh_token": "x"},
+                        headers={"Origin": "https://inspector.example"})
+    assert token.headers.get("Access-Control-Allow-Origin") == "*"
+    page = client.get("/oauth2/authorize?client_id=x", headers={"Origin": "https://inspector.example"})
+    assert "Access-Control-Allow-Origin" not in page.headers
