@@ -193,3 +193,27 @@ def test_prune_deletes_expired_codes_and_token_pairs(app, tokens):
     assert "oauth2_tokens: 1 rows past their expiry deleted" in result.output
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(OAuth2Token)) == 0
+
+
+def test_two_exchanges_of_one_code_at_once_give_at_most_one_pair(app, browser, registered, user):
+    """The code is marked used by a conditional update: of two requests racing, one gets tokens, or the reuse
+    revokes the family, never two live pairs."""
+    import threading
+
+    client_id = registered()
+    web = browser()
+    code = web.code(client_id, user.email)
+    answers, start = [], threading.Barrier(2)
+
+    def exchange():
+        start.wait()
+        answers.append(web.exchange(client_id, code))
+
+    threads = [threading.Thread(target=exchange) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    live = [answer for answer in answers if answer.status_code == 200
+            and mcp_call(app, answer.json["access_token"]).status_code == 200]
+    assert len(live) <= 1

@@ -6,7 +6,7 @@ tokens, kept as digests (core/accounts/oauth_grants.py)."""
 import time
 
 from authlib.integrations.flask_oauth2 import AuthorizationServer
-from authlib.oauth2.rfc6749 import InvalidRequestError, OAuth2Error, grants
+from authlib.oauth2.rfc6749 import InvalidGrantError, InvalidRequestError, OAuth2Error, grants
 from authlib.oauth2.rfc6750 import BearerTokenGenerator
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint
@@ -139,15 +139,15 @@ class RefreshCredential:
 
 def save_token(token, request):
     """Store a new pair: the code it came from marked used, or the refresh token it replaces rotated, in the same
-    commit."""
+    commit; each only once, even between two requests at the same moment (a conditional update)."""
     code = getattr(request, "authorization_code", None)
     if code is not None:
-        oauth_grants.use_code(code.row)
-        grant = code.grant
+        grant, first_use = code.grant, oauth_grants.use_code(code.row, code.grant)
     else:
         credential = request.refresh_token
-        oauth_grants.rotate(credential.row)
-        grant = credential.grant
+        grant, first_use = credential.grant, oauth_grants.rotate(credential.row, credential.grant)
+    if not first_use:  # another request used it a moment before: a replay, the family is revoked
+        raise InvalidGrantError()
     stored = oauth_grants.save_tokens(grant, token["access_token"], token.get("refresh_token"), token.get("scope"),
                                       token["expires_in"])
     token["scope"] = stored.scope

@@ -101,9 +101,16 @@ def find_code(text, client):
     return code, grant
 
 
-def use_code(code):
-    """Mark a code used (in the caller's transaction: with the tokens it gives)."""
-    code.used_at = utcnow()
+def use_code(code, grant):
+    """Mark a code used, in the caller's transaction (with the tokens it gives): True, or False when another
+    request used it first, which is a reuse: the grant is revoked."""
+    used = db.session.execute(update(OAuth2Code).where(OAuth2Code.id == code.id, OAuth2Code.used_at.is_(None))
+                              .values(used_at=utcnow()))
+    if used.rowcount == 1:
+        return True
+    db.session.rollback()
+    revoke_grant(grant, "code_reused")
+    return False
 
 
 # -- tokens ----------------------------------------------------------------------------------------
@@ -142,9 +149,17 @@ def find_refresh(text, client):
     return token, grant
 
 
-def rotate(token):
-    """The refresh token was used: it never works again (committed with the next pair)."""
-    token.rotated_at = utcnow()
+def rotate(token, grant):
+    """The refresh token was used: it never works again (committed with the next pair). False when another
+    request rotated it first, which is a reuse: the family is revoked."""
+    rotated = db.session.execute(update(OAuth2Token).where(OAuth2Token.id == token.id,
+                                                           OAuth2Token.rotated_at.is_(None))
+                                 .values(rotated_at=utcnow()))
+    if rotated.rowcount == 1:
+        return True
+    db.session.rollback()
+    revoke_grant(grant, "refresh_token_reused")
+    return False
 
 
 def find_access(text):
