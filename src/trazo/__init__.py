@@ -21,6 +21,9 @@ from .api.mcp import routes as mcp_routes
 from .api.metrics import routes as metrics_routes
 from .api.mfa import routes as mfa_routes
 from .api.oauth import routes as oauth_routes
+from .api.oauth2 import connected as connected_apps_routes
+from .api.oauth2 import routes as oauth2_routes
+from .api.oauth2 import server as oauth2_server
 from .api.projects import routes as projects_routes
 from .api.prompt_history import routes as prompt_history_routes
 from .api.render import routes as render_routes
@@ -49,6 +52,7 @@ BLUEPRINTS = (
     (health_routes.blp, None),
     (users_routes.blp, "/users"),
     (tokens_routes.blp, "/users/me/tokens"),
+    (connected_apps_routes.blp, "/users/me/connected-apps"),
     (mfa_routes.blp, "/mfa"),
     (oauth_routes.blp, "/oauth"),
     (projects_routes.blp, "/projects"),
@@ -123,6 +127,8 @@ def create_app(overrides=None, env=None):
     metrics.instrument(app)
     app.register_blueprint(metrics_routes.blp)  # outside the OpenAPI document
     app.register_blueprint(mcp_routes.blp)  # outside the OpenAPI document: JSON-RPC, not REST (docs/mcp.md)
+    oauth2_server.init_app(app)
+    app.register_blueprint(oauth2_routes.blp)  # outside the OpenAPI document: OAuth's own (docs/oauth-server.md)
 
     register_blueprints(app.config["API_V1_PREFIX"])
 

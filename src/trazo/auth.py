@@ -2,7 +2,8 @@
 changes (the token rules are in docs/api.md, "Authentication and tokens"; issuing and reading tokens
 is core/accounts/session_tokens.py).
 
-A `Bearer trz_...` credential is a personal access token instead (core/accounts/personal_tokens.py,
+A `Bearer tzo_...` credential is an OAuth access token, for the MCP endpoint only (docs/oauth-server.md): the
+API answers it 401. A `Bearer trz_...` credential is a personal access token instead (core/accounts/personal_tokens.py,
 docs/automation.md): valid only on the routes whose blueprint allows it, with the scope the route needs
 (api/blueprint.py); anywhere else it is a 403, whatever its scopes.
 
@@ -21,7 +22,7 @@ from werkzeug.local import LocalProxy
 from .core.accounts import audit, passwords, personal_tokens
 from .core.accounts.language import remember_language
 from .core.accounts.session_tokens import ACCESS_TOKEN, SIGN_IN_CLAIM, unix_seconds
-from .core.credentials import personal_token, personal_token_text, session_token_claims, token_subject
+from .core.credentials import oauth_token_text, personal_token, personal_token_text, session_token_claims, token_subject
 from .errors import AccountLocked, Forbidden, Unauthorized, app_error_response
 from .extensions import db, jwt
 from .models import User
@@ -81,6 +82,9 @@ def authenticated_user(token_scope=None):
         return g.current_user
     if personal_token_text() is not None:
         return _personal_token_user(token_scope)
+    if oauth_token_text() is not None:  # issued for the MCP endpoint (docs/oauth-server.md): not for the API
+        raise Unauthorized(_("This token is for the MCP endpoint only: the API needs a session or a personal "
+                             "access token."))
     claims, refusal = session_token_claims()
     if refusal is not None:
         raise refusal

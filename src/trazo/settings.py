@@ -200,6 +200,18 @@ SETTINGS = [
         S("ARGON2_MEMORY_COST", INT, 19 * 1024, "password hashing: memory in KiB (OWASP's recommended cost)"),
         S("ARGON2_PARALLELISM", INT, 1, "password hashing: lanes"),
         S("ARGON2_MAX_CONCURRENCY", INT, 4, "password hashes computed at once per worker"),
+        S("OAUTH2_ACCESS_TOKEN_SECONDS", INT, 30 * 60, "lifetime of the access tokens the authorization server "
+          "issues for the MCP endpoint (docs/oauth-server.md); capped under an hour"),
+        S("OAUTH2_REFRESH_TOKEN_DAYS", INT, 30, "lifetime of an OAuth refresh token; each use replaces it"),
+        S("OAUTH2_CLIENT_DOCUMENT_TIMEOUT", INT, 5, "total deadline of fetching a client's metadata document "
+          "(its client_id URL), in seconds"),
+        S("OAUTH2_CLIENT_DOCUMENT_CACHE_SECONDS", INT, 3600, "how long a fetched client metadata document is "
+          "used before it is fetched again"),
+        S("OAUTH2_CLIENT_DOCUMENT_PRIVATE_HOSTS", LIST, [], "comma-separated `host` or `host:port` entries whose "
+          "client metadata documents may be on a private address, and over plain http (development, tests); "
+          "every other document URL must be https on a public address"),
+        S("OAUTH2_SESSION_SECONDS", INT, 10 * 60, "lifetime of the sign-in and consent pages' own cookie (scoped to "
+          "`/oauth2`)"),
     ),
     *_section(
         "Web",
@@ -399,6 +411,9 @@ SETTINGS = [
           "workers)", example="redis://127.0.0.1:6379/0"),
         _limit_setting("RATE_LIMIT_LOGIN", "10/minute", "sign-ins per address (docs/api.md, \"Rate limits\")"),
         _limit_setting("RATE_LIMIT_REGISTER", "20/hour", "registrations per address"),
+        _limit_setting("RATE_LIMIT_OAUTH2_REGISTER", "10/hour", "OAuth client registrations per address "
+                       "(docs/oauth-server.md)"),
+        _limit_setting("RATE_LIMIT_OAUTH2_TOKEN", "60/minute", "OAuth token and revocation requests per address"),
         _limit_setting("RATE_LIMIT_RESET_REQUEST", "10/hour", "password-reset requests per address"),
         _limit_setting("RATE_LIMIT_RESET_CONFIRM", "10/hour", "password-reset confirmations per address"),
         _limit_setting("RATE_LIMIT_MFA_VERIFY", "10/5 minutes", "second-factor codes per address"),

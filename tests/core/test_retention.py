@@ -76,6 +76,8 @@ def test_a_dry_run_counts_what_would_go_and_deletes_nothing(app, aged_rows):
         "outbox_messages (sent): 1 rows older than 7 days would be deleted",
         "outbox_messages (failed): 1 rows older than 30 days would be deleted",
         "oauth_states: 1 rows past their expiry would be deleted",
+        "oauth2_codes: 0 rows past their expiry would be deleted",
+        "oauth2_tokens: 0 rows past their expiry would be deleted",
         "audit_log: 1 rows older than 90 days would be deleted",
     ]
     assert _remaining(app) == EVERYTHING

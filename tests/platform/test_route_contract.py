@@ -82,8 +82,11 @@ NOT_RATE_LIMITED = {"/", "/health", "/health/ready"}
 # Prometheus scrape, which answers as an unknown path to anyone but the scraper (docs/operations.md), and the MCP
 # endpoint with its protected-resource metadata: JSON-RPC, not REST (docs/mcp.md, tests/api/mcp).
 MCP_ROUTES = {"/mcp", "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"}
+# The authorization server of the MCP endpoint: OAuth's own protocol and pages (docs/oauth-server.md, tests/api/oauth2).
+OAUTH2_ROUTES = {"/.well-known/oauth-authorization-server", "/oauth2/authorize", "/oauth2/token", "/oauth2/revoke",
+                 "/oauth2/register"}
 UNDOCUMENTED = {"/openapi.json", "/docs", "/redoc", "/docs-assets/<kind>/<path:filename>", "/static/<path:filename>",
-                "/metrics", *MCP_ROUTES}
+                "/metrics", *MCP_ROUTES, *OAUTH2_ROUTES}
 
 
 def test_every_route_is_in_the_document_but_the_docs_and_the_metrics(app, spec):

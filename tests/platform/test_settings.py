@@ -99,7 +99,7 @@ def test_every_rate_limit_is_a_declared_setting_with_a_valid_default(tmp_path):
     config = load_config({"APP_ENV": "testing"}, str(tmp_path))
     limits = {name for name in config if name.startswith("RATE_LIMIT_")}
     assert limits == {setting.name for setting in SETTINGS if setting.kind == LIMIT}
-    assert len(limits) == 29
+    assert len(limits) == 31
 
 
 @pytest.mark.parametrize("value", ["ten per minute", "10/fortnight", "/minute"])

@@ -8,7 +8,7 @@ from flask_jwt_extended import verify_jwt_in_request
 from flask_jwt_extended.exceptions import NoAuthorizationError
 
 from ..ratelimit import client_address
-from .accounts import personal_tokens
+from .accounts import oauth_grants, personal_tokens
 
 
 def session_token_claims():
@@ -27,11 +27,23 @@ def session_token_claims():
     return g.access_token
 
 
-def personal_token_text():
-    """The request's bearer credential when it is a personal access token, else None."""
+def bearer_text():
+    """The request's bearer credential, else None."""
     scheme, _space, value = request.headers.get("Authorization", "").partition(" ")
     value = value.strip()
-    return value if scheme.lower() == "bearer" and personal_tokens.looks_like_token(value) else None
+    return value if scheme.lower() == "bearer" and value else None
+
+
+def personal_token_text():
+    """The request's bearer credential when it is a personal access token, else None."""
+    value = bearer_text()
+    return value if value is not None and personal_tokens.looks_like_token(value) else None
+
+
+def oauth_token_text():
+    """The request's bearer credential when it is an OAuth access token (for the MCP endpoint only), else None."""
+    value = bearer_text()
+    return value if value is not None and oauth_grants.looks_like_access_token(value) else None
 
 
 def personal_token():

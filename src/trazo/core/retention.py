@@ -13,6 +13,7 @@ from sqlalchemy import and_, delete, func, inspect, select
 from ..extensions import db
 from ..models.base import utcnow
 from ..models.billing import WebhookEvent
+from ..models.oauth_server import OAuth2Code, OAuth2Token
 from ..models.outbox import FAILED, SENT, OutboxMessage
 from ..models.security import AuditEntry, OAuthState
 from ..models.sharing import AccessLog
@@ -48,6 +49,10 @@ RULES = (
     Rule("outbox_messages (failed)", OutboxMessage, OutboxMessage.created_at, "OUTBOX_FAILED_RETENTION_DAYS",
          OutboxMessage.status == FAILED),
     Rule("oauth_states", OAuthState, OAuthState.expires_at, None),
+    # the authorization server's (docs/oauth-server.md): a code past its expiry, a token pair past its refresh
+    # token's (a rotated one is kept until then, so that its reuse still revokes the family)
+    Rule("oauth2_codes", OAuth2Code, OAuth2Code.expires_at, None),
+    Rule("oauth2_tokens", OAuth2Token, OAuth2Token.refresh_expires_at, None),
     AUDIT_LOG,
 )
 

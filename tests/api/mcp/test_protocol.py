@@ -228,8 +228,8 @@ def test_without_a_credential_the_answer_is_401_naming_the_resource_metadata(rpc
     for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
         document = requests.get(mcp_server + path, timeout=30)
         assert document.status_code == 200 and document.json() == {
-            "resource": f"{mcp_server}/mcp", "resource_name": "Trazo", "scopes_supported": ["read", "write"],
-            "bearer_methods_supported": ["header"]}
+            "resource": f"{mcp_server}/mcp", "resource_name": "Trazo", "authorization_servers": [mcp_server],
+            "scopes_supported": ["read", "write"], "bearer_methods_supported": ["header"]}
 
 
 def test_an_invalid_expired_or_session_credential_is_401_with_invalid_token(rpc, user, mint, mcp_server, configure):

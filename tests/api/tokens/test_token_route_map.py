@@ -139,6 +139,8 @@ ROUTES = """
     DELETE /users/me                                             refused
     GET /users/me                                                refused
     PUT /users/me                                                refused
+    GET /users/me/connected-apps                                 refused
+    DELETE /users/me/connected-apps/{grant_id}                   refused
     GET /users/me/notifications                                  refused
     PUT /users/me/notifications                                  refused
     GET /users/me/tokens                                         refused

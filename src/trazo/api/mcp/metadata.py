@@ -32,10 +32,11 @@ def metadata_url():
 
 
 def resource_metadata():
-    """The OAuth protected-resource metadata of the MCP endpoint (RFC 9728). No authorization server is named
-    yet: the bearer tokens are personal access tokens a user creates (docs/automation.md)."""
+    """The OAuth protected-resource metadata of the MCP endpoint (RFC 9728): this service is its authorization
+    server (docs/oauth-server.md); personal access tokens a user creates work too (docs/automation.md)."""
     return {"resource": endpoint_url(), "resource_name": current_app.config["SERVICE_NAME"],
-            "scopes_supported": list(SCOPES), "bearer_methods_supported": ["header"]}
+            "authorization_servers": [public_origin()], "scopes_supported": list(SCOPES),
+            "bearer_methods_supported": ["header"]}
 
 
 def normalized(origin):

@@ -21,9 +21,12 @@ class Caller:
     token_id: str
     token_prefix: str
     can_write: bool
+    oauth: bool = False  # an OAuth access token (token_id: its grant, the connected app; docs/oauth-server.md)
 
     def ensure_can_write(self):
         """A tool that changes something needs a token with the write scope."""
+        if self.oauth and not self.can_write:
+            raise Forbidden(_("This application was allowed to read only: this tool needs the write scope."))
         if not self.can_write:
             raise Forbidden(_("This personal access token can only read: this tool needs the write scope."))
 

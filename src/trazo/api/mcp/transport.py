@@ -5,12 +5,13 @@ with the HTTP status the transport gives it. Nothing is kept between requests: a
 Refusals before the JSON-RPC layer are the app's error bodies (one builder, errors.py): 403 for a foreign Origin,
 401 with `WWW-Authenticate: Bearer ... resource_metadata="..."` (the MCP authorization spec's discovery) for a
 missing or invalid credential, 429 past a limit, 413 past MAX_REQUEST_BODY_BYTES (web/hooks.py)."""
-from flask import current_app
+from flask import current_app, g
 from flask_babel import gettext as _
 
 from ...auth import authenticated_user
-from ...core.accounts.personal_tokens import READ, can_write
-from ...core.credentials import personal_token, personal_token_text
+from ...core.accounts import oauth_grants
+from ...core.accounts.personal_tokens import READ, WRITE, can_write
+from ...core.credentials import oauth_token_text, personal_token, personal_token_text
 from ...errors import AppError, Forbidden, Unauthorized
 from ...ratelimit import spend
 from ...strict_json import loads
@@ -66,7 +67,10 @@ def _unauthorized(detail, invalid):
 
 def authenticate(authorization):
     """The Caller of a request bearing a valid personal access token (auth.py checks it, spends the token's
-    RATE_LIMIT_PERSONAL_TOKEN and records its use), after the token's RATE_LIMIT_MCP; else a 401."""
+    RATE_LIMIT_PERSONAL_TOKEN and records its use) or OAuth access token issued for this endpoint, after the
+    token's RATE_LIMIT_MCP; else a 401."""
+    if oauth_token_text() is not None:
+        return _oauth_caller(oauth_token_text())
     if personal_token_text() is None:
         raise _unauthorized(_("The MCP endpoint needs a personal access token: Authorization: Bearer trz_..."),
                             invalid=authorization is not None)
@@ -76,5 +80,20 @@ def authenticate(authorization):
         raise _unauthorized(refusal.detail, invalid=True) from None
     token = personal_token()[0]
     caller = Caller(user, user.id, token.id, token.prefix, can_write(token))
+    spend("MCP", caller.token_id)
+    return caller
+
+
+def _oauth_caller(text):
+    """The Caller of an OAuth access token (docs/oauth-server.md): live, of an active user, and bound to this
+    endpoint (RFC 8707: a token issued for another resource is refused)."""
+    found = oauth_grants.find_access(text)
+    if found is None:
+        raise _unauthorized(_("Invalid, expired or revoked access token"), invalid=True)
+    token, grant, user = found
+    if grant.resource != metadata.endpoint_url():
+        raise _unauthorized(_("This access token was issued for another resource."), invalid=True)
+    g.current_user = user
+    caller = Caller(user, user.id, grant.id, oauth_grants.ACCESS_PREFIX, WRITE in token.scope.split(), oauth=True)
     spend("MCP", caller.token_id)
     return caller

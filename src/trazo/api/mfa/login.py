@@ -20,11 +20,11 @@ from ...errors import AccountLocked, BadRequest, Unauthorized
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
-from ...ratelimit import Counter, Lockout
+from ...ratelimit import Counter
 
 MAX_WRONG_CODES = 5
-ACCOUNT_WRONG_CODES = 10
-ACCOUNT_LOCK_SECONDS = 15 * 60
+ACCOUNT_WRONG_CODES = factors.ACCOUNT_WRONG_CODES
+ACCOUNT_LOCK_SECONDS = factors.ACCOUNT_LOCK_SECONDS
 
 
 def _wrong_codes(login_id):
@@ -36,7 +36,7 @@ def _completed(login_id):
 
 
 def _account_codes(user):
-    return Lockout("mfa-account", user.id, ACCOUNT_WRONG_CODES, ACCOUNT_LOCK_SECONDS)
+    return factors.wrong_codes_lockout(user)
 
 
 def expired_login_error():

@@ -77,11 +77,13 @@ def confirm_password_reset(email, token, new_password):
              and passwords.same_hash(user.reset_token_hash, keyed_hash(token)))
     if not valid:
         raise BadRequest(_("Invalid or expired reset token"))
-    set_password(user, new_password)
+    grants = set_password(user, new_password)
     revoked = personal_tokens.revoke_all(user)  # whoever knew the old password may have minted some
     db.session.commit()
     clear_lockout(email)
     audit.record("password_reset_confirmed", user=user)
+    if grants:
+        audit.record("oauth_grants_revoked", user=user, details={"count": grants, "reason": "password_reset"})
     if revoked:
         audit.record("personal_tokens_revoked", user=user, details={"count": revoked, "reason": "password_reset"})
     return {"message": _("Password reset successfully")}

@@ -6,23 +6,20 @@ from flask_babel import gettext as _
 from sqlalchemy import func, select
 
 from ...auth import confirm_recent_sign_in, current_password_matches
-from ...core.accounts import audit, passwords, personal_tokens, users
+from ...core.accounts import audit, personal_tokens, users
 from ...core.accounts.language import remember_language
 from ...core.accounts.session_tokens import issue_session_token
-from ...core.accounts.sign_in import sign_in
+from ...core.accounts.sign_in import checked_credentials, login_lockout, sign_in
 from ...core.accounts.users import count_users, linked_identities, set_password
 from ...core.billing.plans import ensure_account_deletable, plan_summary
 from ...core.workspaces.departure import before_account_deletion
-from ...errors import AccountLocked, BadRequest, Forbidden, Unauthorized
+from ...errors import BadRequest, Forbidden
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
 from ...models.security import OAuthIdentity
 from ...models.user import ROLE_ADMIN
-from ...ratelimit import Lockout
 
-LOCKOUT_FAILURES = 5
-LOCKOUT_SECONDS = 15 * 60
 DELETE_PHRASES = ("delete me", "elimíname")
 
 
@@ -43,44 +40,15 @@ def admin_count():
 
 # -- sign-in ---------------------------------------------------------------------------
 
-def _lockout(email):
-    return Lockout("login", email, LOCKOUT_FAILURES, LOCKOUT_SECONDS)
-
-
 def login(email, password):
-    """Check the credentials (with lockout); answer a token or an MFA challenge.
-
-    Unknown and inactive accounts cost one password verification too and count toward the lockout,
-    so neither the time nor the answers tell them from an active account with a wrong password.
-    """
-    lockout = _lockout(email)
-    locked = lockout.seconds_left()
-    if locked:
-        raise AccountLocked(locked)
-    user = db.session.scalar(select(User).where(User.email == email))
-    if user is None or not user.is_active:
-        passwords.burn_verification_time(password)
-        raise _credentials_refused(lockout, email)
-    if not passwords.verify_password(user.password_hash, password):
-        raise _credentials_refused(lockout, email)
-    lockout.succeed()
-    if passwords.needs_rehash(user.password_hash):
-        user.password_hash = passwords.hash_password(password)
+    """Check the credentials (with lockout, core/accounts/sign_in.py); answer a token or an MFA challenge."""
+    user = checked_credentials(email, password)
     remember_language(user)
     return sign_in(user, "login_success")
 
 
-def _credentials_refused(lockout, email):
-    """The answer to wrong credentials: a 401, or the 429 of the failure that locks the e-mail."""
-    audit.record("login_failed", email=email)
-    if lockout.fail():
-        audit.record("login_locked", email=email)
-        return AccountLocked(LOCKOUT_SECONDS)
-    return Unauthorized(_("Incorrect email or password"))
-
-
 def clear_lockout(email):
-    _lockout(email).clear()
+    login_lockout(email).clear()
 
 
 # -- passwords -------------------------------------------------------------------------
@@ -95,10 +63,12 @@ def change_password(user, current_password, new_password, revoke_tokens=False):
         raise BadRequest(_("Current password is required"))
     if not current_password_matches(user, current_password):
         raise BadRequest(_("Current password is incorrect"))
-    set_password(user, new_password)
+    grants = set_password(user, new_password)
     revoked = personal_tokens.revoke_all(user) if revoke_tokens else 0
     db.session.commit()
     audit.record("password_changed", user=user)
+    if grants:
+        audit.record("oauth_grants_revoked", user=user, details={"count": grants, "reason": "password_change"})
     if revoked:
         audit.record("personal_tokens_revoked", user=user, details={"count": revoked, "reason": "password_change"})
     return {"message": _("Password changed successfully"), "access_token": issue_session_token(user),

@@ -22,6 +22,7 @@ EVENTS = (
     "password_check_locked", "mfa_locked",
     "personal_token_created", "personal_token_revoked", "personal_token_new_address", "personal_tokens_revoked",
     "mcp_write",
+    "oauth_consent_given", "oauth_token_issued", "oauth_token_revoked", "oauth_grant_revoked", "oauth_grants_revoked",
 )
 
 

@@ -22,13 +22,16 @@ from ...errors import TooManyRequests
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.security import MfaSecret, RecoveryCode
-from ...ratelimit import Counter
+from ...ratelimit import Counter, Lockout
 from .. import crypto
 from ..hashing import keyed_hash
 from ..mail.compose import send_template
 
 TOTP = "totp"
 EMAIL = "email"
+# Wrong second-factor codes of one account, whichever sign-in they came from: the account locks.
+ACCOUNT_WRONG_CODES = 10
+ACCOUNT_LOCK_SECONDS = 15 * 60
 METHODS = (EMAIL, TOTP)
 TOTP_ISSUER = "Trazo"
 TOTP_WINDOW = 1  # steps accepted either side of now (clock drift)
@@ -37,6 +40,11 @@ RECOVERY_CODE_COUNT = 8
 RECOVERY_ALPHABET = string.ascii_uppercase + string.digits
 RECOVERY_HALF = 5
 ACTIVATION = "activation"
+
+
+def wrong_codes_lockout(user):
+    """The account's count of wrong second-factor codes (the API's MFA sign-in, the authorization server's page)."""
+    return Lockout("mfa-account", user.id, ACCOUNT_WRONG_CODES, ACCOUNT_LOCK_SECONDS)
 
 
 def secrets_row(user, create=False):

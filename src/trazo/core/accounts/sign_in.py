@@ -9,17 +9,59 @@ import uuid
 
 from flask import current_app
 from flask_babel import gettext as _
+from sqlalchemy import select
 
-from ...errors import TooManyRequests
+from ...errors import AccountLocked, TooManyRequests, Unauthorized
 from ...extensions import db
+from ...models import User
 from ...models.base import utcnow
-from ...ratelimit import Counter
-from . import audit, factors
+from ...ratelimit import Counter, Lockout
+from . import audit, factors, passwords
 from .factors import EMAIL
 from .session_tokens import issue_mfa_token, issue_session_token
 
 MAX_RESENDS = 3
 RESEND_COOLDOWN_SECONDS = 60
+LOCKOUT_FAILURES = 5
+LOCKOUT_SECONDS = 15 * 60
+
+
+def login_lockout(email):
+    """Wrong passwords counted per e-mail, whichever page or route sent them (the API's login, the
+    authorization server's sign-in page)."""
+    return Lockout("login", email, LOCKOUT_FAILURES, LOCKOUT_SECONDS)
+
+
+def checked_credentials(email, password):
+    """The active user whose e-mail and password these are, else Unauthorized, or AccountLocked (429) once the
+    e-mail has LOCKOUT_FAILURES wrong ones; the password is rehashed when its parameters are old. Commits nothing.
+
+    Unknown and inactive accounts cost one password verification too and count toward the lockout,
+    so neither the time nor the answers tell them from an active account with a wrong password.
+    """
+    lockout = login_lockout(email)
+    locked = lockout.seconds_left()
+    if locked:
+        raise AccountLocked(locked)
+    user = db.session.scalar(select(User).where(User.email == email))
+    if user is None or not user.is_active:
+        passwords.burn_verification_time(password)
+        raise _credentials_refused(lockout, email)
+    if not passwords.verify_password(user.password_hash, password):
+        raise _credentials_refused(lockout, email)
+    lockout.succeed()
+    if passwords.needs_rehash(user.password_hash):
+        user.password_hash = passwords.hash_password(password)
+    return user
+
+
+def _credentials_refused(lockout, email):
+    """The answer to wrong credentials: a 401, or the 429 of the failure that locks the e-mail."""
+    audit.record("login_failed", email=email)
+    if lockout.fail():
+        audit.record("login_locked", email=email)
+        return AccountLocked(LOCKOUT_SECONDS)
+    return Unauthorized(_("Incorrect email or password"))
 
 
 def login_lifetime():

@@ -16,7 +16,7 @@ from ...models.base import new_id, utcnow
 from ...models.security import OAuthIdentity
 from ...models.user import ROLE_ADMIN, ROLE_USER
 from ..workspaces.personal import add_personal_workspace
-from . import passwords
+from . import oauth_grants, passwords
 
 FIRST_ADMIN_CLAIM = "first_admin"
 FULL_NAME_MAX_LENGTH = 200
@@ -108,7 +108,8 @@ def register(data):
 
 
 def set_password(user, new_password):
-    """Store a new password; every token issued before now stops working (pca)."""
+    """Store a new password; every token issued before now stops working (pca), and every OAuth grant is revoked
+    in the caller's transaction (docs/oauth-server.md); how many grants were live."""
     changed_at = whole_second()
     if user.password_changed_at and changed_at <= user.password_changed_at:
         changed_at = user.password_changed_at + timedelta(seconds=1)
@@ -117,6 +118,7 @@ def set_password(user, new_password):
     user.has_usable_password = True
     user.reset_token_hash = None
     user.reset_token_expires_at = None
+    return oauth_grants.revoke_all(user)
 
 
 def create_or_promote_admin(email, password, full_name=None):
