@@ -11,6 +11,7 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from werkzeug.serving import make_server
 
 from ...fakes.base import FakeService, Reply
+from ...flows import enable_totp, totp_code
 from ...helpers import PASSWORD
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -62,33 +63,70 @@ def _authorize_url(live, client_id, redirect_uri, verifier):
         "scope": "read write", "resource": f"{live}/mcp"})
 
 
-def test_the_whole_flow_in_chromium(live, callback, chromium, user):
-    redirect_uri = f"{callback.origin}/callback"
-    client_id = _register(live, redirect_uri)
-    verifier = "v" * 20 + "erifier-of-the-browser-test-0123456789"
-    page = chromium.new_page(locale="es-ES", extra_http_headers={"Accept-Language": "es"})
-    page.goto(_authorize_url(live, client_id, redirect_uri, verifier))
+def _discover(live):
+    """What a client reads before anything: the resource's metadata from /mcp's 401, then its server's."""
+    refused = requests.post(f"{live}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
+    assert refused.status_code == 401
+    resource_url = refused.headers["WWW-Authenticate"].split('resource_metadata="')[1].split('"')[0]
+    resource = requests.get(resource_url, timeout=30).json()
+    issuer = resource["authorization_servers"][0]
+    server = requests.get(f"{issuer}/.well-known/oauth-authorization-server", timeout=30).json()
+    assert server["code_challenge_methods_supported"] == ["S256"]
+    return resource["resource"], server
+
+
+def _tool_call(resource, access_token):
+    return requests.post(resource, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                         "params": {"name": "list_workspaces", "arguments": {}}},
+                         headers={"Authorization": f"Bearer {access_token}", "MCP-Protocol-Version": "2025-06-18",
+                                  "Accept": "application/json, text/event-stream"}, timeout=30)
+
+
+def _sign_in_and_allow(page, url, user, secret):
+    page.goto(url)
     assert "Iniciar sesión" in page.content()
     page.fill("#email", user.email)
     page.fill("#password", PASSWORD)
     page.click("button[type=submit]")
+    if secret is not None:  # the second step of an account with an authenticator app
+        page.wait_for_selector("#code")
+        page.fill("#code", totp_code(secret, 1))
+        page.click("button[type=submit]")
     page.wait_for_selector("button[value=allow]")
     assert "Browser client" in page.content() and "127.0.0.1" in page.content()
     page.click("button[value=allow]")
+
+
+@pytest.mark.parametrize("mfa", [False, True], ids=["password", "password-and-totp"])
+def test_the_whole_flow_in_chromium(live, callback, chromium, user, mfa):
+    secret = enable_totp(user)[0] if mfa else None
+    resource, server = _discover(live)
+    redirect_uri = f"{callback.origin}/callback"
+    client_id = _register(live, redirect_uri)
+    verifier = "v" * 20 + "erifier-of-the-browser-test-0123456789"
+    page = chromium.new_page(locale="es-ES", extra_http_headers={"Accept-Language": "es"})
+    _sign_in_and_allow(page, _authorize_url(live, client_id, redirect_uri, verifier), user, secret)
     page.wait_for_url(f"{redirect_uri}?*")
     answer = {key: values[0] for key, values in parse_qs(urlsplit(page.url).query).items()}
     assert answer["state"] == "browser-state"
     page.close()
-    token = requests.post(f"{live}/oauth2/token", data={
+    token = requests.post(server["token_endpoint"], data={
         "grant_type": "authorization_code", "code": answer["code"], "client_id": client_id,
         "redirect_uri": redirect_uri, "code_verifier": verifier}, timeout=30)
     assert token.status_code == 200, token.text
-    call = requests.post(f"{live}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                              "params": {"name": "list_workspaces", "arguments": {}}},
-                         headers={"Authorization": f"Bearer {token.json()['access_token']}",
-                                  "MCP-Protocol-Version": "2025-06-18",
-                                  "Accept": "application/json, text/event-stream"}, timeout=30)
+    first = token.json()
+    call = _tool_call(resource, first["access_token"])
     assert call.status_code == 200 and call.json()["result"]["isError"] is False
+    rotated = requests.post(server["token_endpoint"], data={
+        "grant_type": "refresh_token", "refresh_token": first["refresh_token"], "client_id": client_id}, timeout=30)
+    assert rotated.status_code == 200, rotated.text
+    second = rotated.json()
+    assert second["refresh_token"] != first["refresh_token"]
+    assert _tool_call(resource, second["access_token"]).json()["result"]["isError"] is False
+    revoked = requests.post(server["revocation_endpoint"], data={"token": second["access_token"],
+                                                                 "client_id": client_id}, timeout=30)
+    assert revoked.status_code == 200
+    assert _tool_call(resource, second["access_token"]).status_code == 401
 
 
 def test_the_pages_are_not_shown_in_a_frame(live, callback, chromium):
