@@ -72,7 +72,8 @@ def authenticate(authorization):
     if oauth_token_text() is not None:
         return _oauth_caller(oauth_token_text())
     if personal_token_text() is None:
-        raise _unauthorized(_("The MCP endpoint needs a personal access token: Authorization: Bearer trz_..."),
+        raise _unauthorized(_("The MCP endpoint needs a personal access token (Authorization: Bearer trz_...) or "
+                                 "an access token from signing in with this server's OAuth authorization server"),
                             invalid=authorization is not None)
     try:
         user = authenticated_user(READ)
