@@ -11,8 +11,8 @@ from sqlalchemy import ForeignKey, Index, Integer, String, Text, event
 from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.orm import Mapped, mapped_column
 
-from . import search_ddl
 from .base import Base
+from .search_ddl import install, uninstall
 
 VECTOR = TSVECTOR().with_variant(Text(), "sqlite")
 
@@ -37,9 +37,9 @@ class SearchDocument(Base):
 @event.listens_for(Base.metadata, "after_create")
 def _install(_metadata, connection, **_kwargs):
     """create_all (the tests' schema) gets the triggers and FTS table migration 0015 makes."""
-    search_ddl.install(connection)
+    install(connection)
 
 
 @event.listens_for(Base.metadata, "before_drop")
 def _uninstall(_metadata, connection, **_kwargs):
-    search_ddl.uninstall(connection)
+    uninstall(connection)

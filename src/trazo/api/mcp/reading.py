@@ -8,7 +8,7 @@ from ...core.content.projects import counted_projects
 from ...core.files import index
 from ...core.files.paths import BadPath, parse_path
 from ...core.history import browse
-from ...core.search import find
+from ...core.search.find import find
 from ...core.workspaces.listing import listed
 from ...models.workspaces import VIEWER
 from ..common import page_envelope

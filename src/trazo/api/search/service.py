@@ -1,5 +1,5 @@
 """Search (core/search) for the route: its query parameters as `find`'s arguments."""
-from ...core.search import find
+from ...core.search.find import find
 
 
 def search(user, arguments):

@@ -1,4 +1,1 @@
-"""Search over the diagrams a caller can read (docs/search.md): `find` is the one entry point."""
-from .find import find
-
-__all__ = ["find"]
+"""Search over the diagrams a caller can read (docs/search.md): `find.find` is the one entry point."""
