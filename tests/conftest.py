@@ -8,11 +8,13 @@ import itertools
 import os
 import re
 import socket
+import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from sqlalchemy import event
+from werkzeug.serving import make_server
 
 from trazo import create_app
 from trazo.extensions import db, limiter
@@ -96,6 +98,18 @@ def clean_state(app, smtp_sink):
                 connection.execute(table.delete())
         limiter.reset()
     smtp_sink.clear()
+
+
+@pytest.fixture(scope="session")
+def served_app(app):
+    """The session's application served on a free port of 127.0.0.1, one thread per request (for real clients:
+    the MCP SDK, a browser); its base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=5)
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """Fixtures of the MCP endpoint: the test application served over real HTTP on 127.0.0.1 (the official MCP SDK
 client speaks Streamable HTTP to it, the production code path), personal access tokens minted over HTTP, and two
 ways to talk to it: the SDK's `Client` and raw JSON-RPC posts."""
-import threading
 from dataclasses import dataclass
 
 import anyio
@@ -10,22 +9,10 @@ import pytest
 import requests
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from werkzeug.serving import make_server
 
 MODERN = "2026-07-28"
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
-
-
-@pytest.fixture(scope="session")
-def mcp_server(app):
-    """The session's application on a free port of 127.0.0.1, one thread per request; its base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=5)
 
 
 @pytest.fixture
@@ -85,20 +72,20 @@ class Rpc:
 
 
 @pytest.fixture
-def rpc(mcp_server):
+def rpc(served_app):
     """rpc(token) -> an Rpc posting with that token (None: no Authorization header)."""
-    return lambda token: Rpc(mcp_server, token)
+    return lambda token: Rpc(served_app, token)
 
 
 @pytest.fixture
-def sdk(mcp_server):
+def sdk(served_app):
     """sdk(token, action, mode="auto") -> what `await action(client)` answers, `client` the official SDK's Client
     connected to /mcp with the token (mode "auto" probes server/discover; "legacy" sends initialize)."""
 
     def run(token, action, mode="auto"):
         async def connected():
             async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
-                async with Client(streamable_http_client(f"{mcp_server}/mcp", http_client=http), mode=mode) as client:
+                async with Client(streamable_http_client(f"{served_app}/mcp", http_client=http), mode=mode) as client:
                     return await action(client)
 
         return anyio.run(connected)

@@ -220,19 +220,19 @@ def test_a_batch_is_refused_whole_and_nothing_in_it_runs(mcp, user):
 
 # -- credential, origin and limits -----------------------------------------------------------------
 
-def test_without_a_credential_the_answer_is_401_naming_the_resource_metadata(rpc, mcp_server):
+def test_without_a_credential_the_answer_is_401_naming_the_resource_metadata(rpc, served_app):
     response = rpc(None).modern("tools/list")
     assert response.status_code == 401 and "personal access token" in response.json()["detail"]
     assert response.headers["WWW-Authenticate"] == (
-        f'Bearer resource_metadata="{mcp_server}/.well-known/oauth-protected-resource"')
+        f'Bearer resource_metadata="{served_app}/.well-known/oauth-protected-resource"')
     for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
-        document = requests.get(mcp_server + path, timeout=30)
+        document = requests.get(served_app + path, timeout=30)
         assert document.status_code == 200 and document.json() == {
-            "resource": f"{mcp_server}/mcp", "resource_name": "Trazo", "authorization_servers": [mcp_server],
+            "resource": f"{served_app}/mcp", "resource_name": "Trazo", "authorization_servers": [served_app],
             "scopes_supported": ["read", "write"], "bearer_methods_supported": ["header"]}
 
 
-def test_an_invalid_expired_or_session_credential_is_401_with_invalid_token(rpc, user, mint, mcp_server, configure):
+def test_an_invalid_expired_or_session_credential_is_401_with_invalid_token(rpc, user, mint, served_app, configure):
     for credential in ("trz_" + "x" * 43, user.token, "garbage"):
         response = rpc(credential).modern("tools/list")
         assert response.status_code == 401, (credential[:8], response.text)
@@ -243,12 +243,12 @@ def test_an_invalid_expired_or_session_credential_is_401_with_invalid_token(rpc,
     assert rpc(revoked).modern("tools/list").status_code == 401
 
 
-def test_public_url_names_the_metadata_and_the_resource(rpc, configure, mcp_server):
+def test_public_url_names_the_metadata_and_the_resource(rpc, configure, served_app):
     configure(PUBLIC_URL="https://api.trazo.example")
     response = rpc(None).modern("tools/list")
     assert response.headers["WWW-Authenticate"] == (
         'Bearer resource_metadata="https://api.trazo.example/.well-known/oauth-protected-resource"')
-    document = requests.get(f"{mcp_server}/.well-known/oauth-protected-resource", timeout=30).json()
+    document = requests.get(f"{served_app}/.well-known/oauth-protected-resource", timeout=30).json()
     assert document["resource"] == "https://api.trazo.example/mcp"
 
 
@@ -261,14 +261,14 @@ def test_a_foreign_origin_is_refused_before_anything_else(mcp, origin):
     assert anonymous.status_code == 403
 
 
-def test_the_frontend_cors_and_public_origins_are_allowed(mcp, configure, mcp_server):
+def test_the_frontend_cors_and_public_origins_are_allowed(mcp, configure, served_app):
     assert mcp.modern("tools/list", headers={"Origin": "http://localhost:5173"}).status_code == 200
     assert mcp.modern("tools/list", headers={"Origin": "HTTP://LOCALHOST:5173"}).status_code == 200
-    assert mcp.modern("tools/list", headers={"Origin": mcp_server}).status_code == 200  # its own loopback origin
+    assert mcp.modern("tools/list", headers={"Origin": served_app}).status_code == 200  # its own loopback origin
     configure(CORS_ORIGINS=["https://app.trazo.example"], PUBLIC_URL="https://api.trazo.example:443")
     for origin in ("https://app.trazo.example", "https://api.trazo.example"):
         assert mcp.modern("tools/list", headers={"Origin": origin}).status_code == 200, origin
-    assert mcp.modern("tools/list", headers={"Origin": mcp_server}).status_code == 403
+    assert mcp.modern("tools/list", headers={"Origin": served_app}).status_code == 403
 
 
 def test_each_token_has_its_own_mcp_limit(rpc, user, mint, configure):

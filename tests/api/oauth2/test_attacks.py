@@ -1,5 +1,16 @@
 """The attacks on the authorization server, as tests (docs/oauth-server.md, "Security"): PKCE, code reuse,
 redirect URIs, audiences, the REST API, refresh token reuse, revocation."""
+import threading
+from datetime import timedelta
+
+from sqlalchemy import func, select, update
+
+from trazo.extensions import db
+from trazo.models.base import utcnow
+from trazo.models.oauth_server import OAuth2Code, OAuth2Grant, OAuth2Token
+from trazo.models.security import AuditEntry
+
+from ...helpers import NEW_PASSWORD, PASSWORD
 from .conftest import REDIRECT, mcp_call, query_of
 
 
@@ -141,15 +152,12 @@ def test_connected_apps_list_and_disconnect(app, user, tokens):
 def test_another_user_cannot_disconnect_my_app(other_user, tokens, app):
     _web, _client_id, issued = tokens
     with app.app_context():
-        from trazo.extensions import db
-        from trazo.models.oauth_server import OAuth2Grant
         grant_id = db.session.query(OAuth2Grant.id).scalar()
     assert other_user.delete(f"/users/me/connected-apps/{grant_id}").status_code == 404
     assert mcp_call(app, issued["access_token"]).status_code == 200
 
 
 def test_a_password_change_revokes_every_grant(app, user, tokens):
-    from ...helpers import NEW_PASSWORD, PASSWORD
     _web, _client_id, issued = tokens
     response = user.put("/users/change-password", json={"current_password": PASSWORD, "new_password": NEW_PASSWORD})
     assert response.status_code == 200, response.json
@@ -160,8 +168,6 @@ def test_audit_log_records_consent_issue_and_revocation(app, tokens):
     web, client_id, issued = tokens
     web.open("/oauth2/revoke", "POST", data={"token": issued["refresh_token"], "client_id": client_id})
     with app.app_context():
-        from trazo.extensions import db
-        from trazo.models.security import AuditEntry
         events = {entry.event for entry in db.session.query(AuditEntry)}
     assert {"oauth_consent_given", "oauth_token_issued", "oauth_grant_revoked"} <= events
 
@@ -177,13 +183,8 @@ def test_an_unknown_grant_type_and_a_garbage_code_answer_rfc6749_errors(browser,
 
 
 def test_prune_deletes_expired_codes_and_token_pairs(app, tokens):
-    from datetime import timedelta
 
-    from sqlalchemy import func, select, update
 
-    from trazo.extensions import db
-    from trazo.models.base import utcnow
-    from trazo.models.oauth_server import OAuth2Code, OAuth2Token
     with app.app_context():
         db.session.execute(update(OAuth2Code).values(expires_at=utcnow() - timedelta(seconds=1)))
         db.session.execute(update(OAuth2Token).values(refresh_expires_at=utcnow() - timedelta(seconds=1)))
@@ -198,7 +199,6 @@ def test_prune_deletes_expired_codes_and_token_pairs(app, tokens):
 def test_two_exchanges_of_one_code_at_once_give_at_most_one_pair(app, browser, registered, user):
     """The code is marked used by a conditional update: of two requests racing, one gets tokens, or the reuse
     revokes the family, never two live pairs."""
-    import threading
 
     client_id = registered()
     web = browser()

@@ -2,13 +2,11 @@
 sign in, allow, the redirect with the code to the client's loopback callback, the token, a tool call; and the pages
 refusing to be framed. Skipped when Playwright or Chromium is not there."""
 import os
-import threading
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 import requests
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
-from werkzeug.serving import make_server
 
 from ...fakes.base import FakeService, Reply
 from ...flows import enable_totp, totp_code
@@ -17,16 +15,6 @@ from ...helpers import PASSWORD
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = os.environ.get("TRAZO_TEST_CHROMIUM", "/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"no Chromium at {CHROMIUM}")
-
-
-@pytest.fixture(scope="module")
-def live(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=5)
 
 
 @pytest.fixture(scope="module")
@@ -49,23 +37,23 @@ def chromium():
         browser.close()
 
 
-def _register(live, redirect_uri):
-    response = requests.post(f"{live}/oauth2/register", json={"client_name": "Browser client",
+def _register(served_app, redirect_uri):
+    response = requests.post(f"{served_app}/oauth2/register", json={"client_name": "Browser client",
                                                                  "redirect_uris": [redirect_uri]}, timeout=30)
     assert response.status_code == 201, response.text
     return response.json()["client_id"]
 
 
-def _authorize_url(live, client_id, redirect_uri, verifier):
-    return f"{live}/oauth2/authorize?" + urlencode({
+def _authorize_url(served_app, client_id, redirect_uri, verifier):
+    return f"{served_app}/oauth2/authorize?" + urlencode({
         "response_type": "code", "client_id": client_id, "redirect_uri": redirect_uri, "state": "browser-state",
         "code_challenge": create_s256_code_challenge(verifier), "code_challenge_method": "S256",
-        "scope": "read write", "resource": f"{live}/mcp"})
+        "scope": "read write", "resource": f"{served_app}/mcp"})
 
 
-def _discover(live):
+def _discover(served_app):
     """What a client reads before anything: the resource's metadata from /mcp's 401, then its server's."""
-    refused = requests.post(f"{live}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
+    refused = requests.post(f"{served_app}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
     assert refused.status_code == 401
     resource_url = refused.headers["WWW-Authenticate"].split('resource_metadata="')[1].split('"')[0]
     resource = requests.get(resource_url, timeout=30).json()
@@ -98,14 +86,14 @@ def _sign_in_and_allow(page, url, user, secret):
 
 
 @pytest.mark.parametrize("mfa", [False, True], ids=["password", "password-and-totp"])
-def test_the_whole_flow_in_chromium(live, callback, chromium, user, mfa):
+def test_the_whole_flow_in_chromium(served_app, callback, chromium, user, mfa):
     secret = enable_totp(user)[0] if mfa else None
-    resource, server = _discover(live)
+    resource, server = _discover(served_app)
     redirect_uri = f"{callback.origin}/callback"
-    client_id = _register(live, redirect_uri)
+    client_id = _register(served_app, redirect_uri)
     verifier = "v" * 20 + "erifier-of-the-browser-test-0123456789"
     page = chromium.new_page(locale="es-ES", extra_http_headers={"Accept-Language": "es"})
-    _sign_in_and_allow(page, _authorize_url(live, client_id, redirect_uri, verifier), user, secret)
+    _sign_in_and_allow(page, _authorize_url(served_app, client_id, redirect_uri, verifier), user, secret)
     page.wait_for_url(f"{redirect_uri}?*")
     answer = {key: values[0] for key, values in parse_qs(urlsplit(page.url).query).items()}
     assert answer["state"] == "browser-state"
@@ -129,9 +117,9 @@ def test_the_whole_flow_in_chromium(live, callback, chromium, user, mfa):
     assert _tool_call(resource, second["access_token"]).status_code == 401
 
 
-def test_the_pages_are_not_shown_in_a_frame(live, callback, chromium):
+def test_the_pages_are_not_shown_in_a_frame(served_app, callback, chromium):
     redirect_uri = f"{callback.origin}/callback"
-    url = _authorize_url(live, _register(live, redirect_uri), redirect_uri, "f" * 50)
+    url = _authorize_url(served_app, _register(served_app, redirect_uri), redirect_uri, "f" * 50)
     page = chromium.new_page()
     page.goto(f"{callback.origin}/callback")  # any other origin: the attacker's page
     page.set_content(f'<iframe id="victim" src="{url}"></iframe>')

@@ -1,33 +1,20 @@
-"""The official MCP SDK's OAuth client (mcp.client.auth.OAuthClientProvider) completes the flow against the live
+"""The official MCP SDK's OAuth client (mcp.client.auth.OAuthClientProvider) completes the flow against the served_app
 application: discovery from the 401, dynamic registration, the pages (driven as a browser would), the code
 exchange with PKCE, then tools over /mcp with the token it got."""
 import re
-import threading
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
-import pytest
 import requests
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
-from werkzeug.serving import make_server
 
 from ...helpers import PASSWORD
 
 CALLBACK = "http://127.0.0.1:47321/callback"
-
-
-@pytest.fixture(scope="module")
-def live(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=5)
 
 
 class MemoryStorage:
@@ -67,7 +54,7 @@ def browse(authorization_url, email):
     return {key: values[0] for key, values in parse_qs(urlsplit(location).query).items()}
 
 
-def test_the_sdk_oauth_client_connects_by_signing_in(live, user):
+def test_the_sdk_oauth_client_connects_by_signing_in(served_app, user):
     storage, answered = MemoryStorage(), {}
 
     async def redirect_handler(url):
@@ -77,7 +64,7 @@ def test_the_sdk_oauth_client_connects_by_signing_in(live, user):
         return AuthorizationCodeResult(code=answered["code"], state=answered.get("state"), iss=answered.get("iss"))
 
     provider = OAuthClientProvider(
-        server_url=f"{live}/mcp",
+        server_url=f"{served_app}/mcp",
         client_metadata=OAuthClientMetadata(client_name="SDK test", redirect_uris=[CALLBACK],
                                             grant_types=["authorization_code", "refresh_token"],
                                             response_types=["code"], token_endpoint_auth_method="none",
@@ -86,7 +73,7 @@ def test_the_sdk_oauth_client_connects_by_signing_in(live, user):
 
     async def connected():
         async with httpx2.AsyncClient(auth=provider, timeout=60) as http:
-            async with Client(streamable_http_client(f"{live}/mcp", http_client=http), mode="legacy") as client:
+            async with Client(streamable_http_client(f"{served_app}/mcp", http_client=http), mode="legacy") as client:
                 tools = await client.list_tools()
                 listed = await client.call_tool("list_workspaces", {})
                 return tools, listed
