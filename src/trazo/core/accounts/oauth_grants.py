@@ -85,14 +85,21 @@ def issue_code(text, client, user, redirect_uri, scope, resource, challenge, met
     audit.record("oauth_consent_given", user=user, details=_details(grant, client))
 
 
+def _with_grant(model, hash_column, text, client):
+    """(the row of `model` whose `hash_column` is the digest of `text`, its grant) when the grant is
+    `client`'s, in one statement; None otherwise."""
+    row = db.session.execute(select(model, OAuth2Grant).join(OAuth2Grant, OAuth2Grant.id == model.grant_id)
+                             .where(hash_column == digest(text))).first()
+    return None if row is None or row[1].client_id != client.id else tuple(row)
+
+
 def find_code(text, client):
     """(code, grant) of an unused, unexpired code of `client`; None otherwise. A code used before revokes its
     grant: whoever presents it again may have stolen it (RFC 6749 §4.1.2)."""
-    row = db.session.execute(select(OAuth2Code, OAuth2Grant).join(OAuth2Grant, OAuth2Grant.id == OAuth2Code.grant_id)
-                             .where(OAuth2Code.code_hash == digest(text))).first()
-    if row is None or row[1].client_id != client.id:
+    found = _with_grant(OAuth2Code, OAuth2Code.code_hash, text, client)
+    if found is None:
         return None
-    code, grant = row
+    code, grant = found
     if code.used_at is not None:
         revoke_grant(grant, "code_reused")
         return None
@@ -136,11 +143,10 @@ def save_tokens(grant, access_token, refresh_token, scope, expires_in):
 def find_refresh(text, client):
     """(token, grant) of a refresh token of `client` that may be used; a rotated one presented again revokes
     the grant (its family); None otherwise."""
-    row = db.session.execute(select(OAuth2Token, OAuth2Grant).join(OAuth2Grant, OAuth2Grant.id == OAuth2Token.grant_id)
-                             .where(OAuth2Token.refresh_token_hash == digest(text))).first()
-    if row is None or row[1].client_id != client.id:
+    found = _with_grant(OAuth2Token, OAuth2Token.refresh_token_hash, text, client)
+    if found is None:
         return None
-    token, grant = row
+    token, grant = found
     if token.rotated_at is not None:
         revoke_grant(grant, "refresh_token_reused")
         return None
