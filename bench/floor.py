@@ -26,29 +26,37 @@ API = "/api/v1"
 MAX_SHARE_TOKEN_CHARS = 64
 SQLITE_TIMESTAMP = "%Y-%m-%d %H:%M:%S.%f"
 
-# {p}: a string parameter, {ts}: a timestamp parameter, {true}: a boolean column's test (per driver below).
+# {p}: a string parameter, {ts}: a timestamp parameter, {true}: a boolean column's test, {false}: the
+# literal false (per driver below).
 USER = ("SELECT users.email, users.password_hash, users.has_usable_password, users.full_name, users.timezone, "
         "users.role, users.is_active, users.last_login_at, users.password_changed_at, users.reset_token_hash, "
-        "users.reset_token_expires_at, users.mfa_enabled, users.mfa_methods, users.mfa_default_method, users.id, "
-        "users.created_at, users.updated_at \nFROM users \nWHERE users.id = {p}")
-PROJECTS = ("SELECT projects.user_id, projects.name, projects.description, projects.emoji, projects.id, "
-            "projects.created_at, projects.updated_at, diagrams.diagram_type, count(diagrams.id) AS count_1 \n"
-            "FROM projects LEFT OUTER JOIN diagrams ON diagrams.project_id = projects.id \n"
-            "WHERE projects.user_id = {p} GROUP BY projects.id, diagrams.diagram_type "
+        "users.reset_token_expires_at, users.mfa_enabled, users.mfa_methods, users.mfa_default_method, "
+        "users.notify_comment_mentions, users.language, users.notify_comment_replies, users.id, users.created_at, "
+        "users.updated_at \nFROM users \nWHERE users.id = {p}")
+# The caller's membership of the project's workspace, and the open threads of each diagram (docs/teams.md).
+MEMBER = ("JOIN workspace_members ON workspace_members.workspace_id = projects.workspace_id "
+          "AND workspace_members.user_id = {p}")
+OPEN_COMMENTS = ("(SELECT count(comments.id) AS count_1 \nFROM comments \nWHERE comments.diagram_id = diagrams.id "
+                 "AND comments.parent_id IS NULL AND comments.resolved = {false}) AS open_comment_count")
+PROJECT_COLUMNS = ("projects.workspace_id, projects.user_id, projects.name, projects.description, projects.emoji, "
+                   "projects.id, projects.created_at, projects.updated_at, workspace_members.role")
+PROJECTS = (f"SELECT {PROJECT_COLUMNS}, diagrams.diagram_type, count(diagrams.id) AS count_1 \n"
+            f"FROM projects {MEMBER} LEFT OUTER JOIN diagrams ON diagrams.project_id = projects.id "
+            "GROUP BY projects.id, workspace_members.role, diagrams.diagram_type "
             "ORDER BY projects.created_at, projects.id")
-PROJECT_TREE = ("SELECT projects.user_id, projects.name, projects.description, projects.emoji, projects.id, "
-                "projects.created_at, projects.updated_at, folders.project_id, folders.name AS name_1, folders.color, "
+PROJECT_TREE = (f"SELECT {PROJECT_COLUMNS}, folders.project_id, folders.name AS name_1, folders.color, "
                 "folders.id AS id_1, folders.created_at AS created_at_1, folders.updated_at AS updated_at_1 \n"
-                "FROM projects LEFT OUTER JOIN folders ON folders.project_id = projects.id \n"
-                "WHERE projects.id = {p} AND projects.user_id = {p} ORDER BY lower(folders.name), folders.id")
+                f"FROM projects {MEMBER} LEFT OUTER JOIN folders ON folders.project_id = projects.id \n"
+                "WHERE projects.id = {p} ORDER BY lower(folders.name), folders.id")
 DIAGRAM_COLUMNS = ("diagrams.project_id, diagrams.folder_id, diagrams.title, diagrams.content, diagrams.description, "
                    "diagrams.diagram_type, diagrams.config, diagrams.user_preferences, diagrams.viewport_zoom, "
                    "diagrams.viewport_x, diagrams.viewport_y, diagrams.content_size, diagrams.description_size, "
-                   "diagrams.updated_at, diagrams.id, diagrams.created_at")
-PROJECT_DIAGRAMS = (f"SELECT {DIAGRAM_COLUMNS} \nFROM diagrams \nWHERE diagrams.project_id = {{p}} "
+                   "diagrams.version, diagrams.history_size, diagrams.updated_at, diagrams.id, diagrams.created_at")
+PROJECT_DIAGRAMS = (f"SELECT {DIAGRAM_COLUMNS}, {OPEN_COMMENTS} \nFROM diagrams \nWHERE diagrams.project_id = {{p}} "
                     "ORDER BY diagrams.created_at, diagrams.title, diagrams.id")
-OWNED_DIAGRAM = (f"SELECT {DIAGRAM_COLUMNS} \nFROM diagrams JOIN projects ON projects.id = diagrams.project_id \n"
-                 "WHERE diagrams.id = {p} AND projects.user_id = {p}")
+OWNED_DIAGRAM = (f"SELECT {DIAGRAM_COLUMNS}, workspace_members.role, {OPEN_COMMENTS} \n"
+                 f"FROM diagrams JOIN projects ON projects.id = diagrams.project_id {MEMBER} \n"
+                 "WHERE diagrams.id = {p}")
 DIAGRAM = f"SELECT {DIAGRAM_COLUMNS} \nFROM diagrams \nWHERE diagrams.id = {{p}}"
 LINK_COLUMNS = ("shared_links.diagram_id, shared_links.user_id, shared_links.token, shared_links.access_type, "
                 "shared_links.access_code_hash, shared_links.allow_copy_code, shared_links.expires_at, "
@@ -63,8 +71,8 @@ STATEMENTS = {"USER": USER, "PROJECTS": PROJECTS, "PROJECT_TREE": PROJECT_TREE,
               "PROJECT_DIAGRAMS": PROJECT_DIAGRAMS, "OWNED_DIAGRAM": OWNED_DIAGRAM, "DIAGRAM": DIAGRAM,
               "ACTIVE_LINK": ACTIVE_LINK, "LINK": LINK, "LOG_VISIT": LOG_VISIT}
 DIALECTS = {
-    "sqlite": {"p": "?", "ts": "?", "true": " = 1"},
-    "pg": {"p": "%s::VARCHAR", "ts": "%s::TIMESTAMP WITH TIME ZONE", "true": ""},
+    "sqlite": {"p": "?", "ts": "?", "true": " = 1", "false": "0"},
+    "pg": {"p": "%s::VARCHAR", "ts": "%s::TIMESTAMP WITH TIME ZONE", "true": "", "false": "false"},
 }
 
 
@@ -154,48 +162,43 @@ class Floor:
             raise Refusal(401, "User not found or inactive")
         if user[8] is not None and claims["pca"] < int(moment(user[8]).timestamp()):
             raise Refusal(401, "Session invalidated. Please log in again.")
-        return user[14]
+        return user[17]
 
     # -- the routes --
 
     def projects(self, environ):
         user_id = self.user_id(environ)
         projects = {}
-        for user, name, description, emoji, pid, created, updated, kind, count in self.db.rows("PROJECTS", user_id):
-            project = projects.setdefault(pid, {
-                "id": pid, "name": name, "description": description, "emoji": emoji, "user_id": user,
-                "diagram_count": 0, "diagram_type_counts": {}, "created_at": stamp(created),
-                "updated_at": stamp(updated)})
-            if kind is not None:
-                project["diagram_count"] += count
-                project["diagram_type_counts"][kind] = count
+        for row in self.db.rows("PROJECTS", user_id):
+            project = projects.setdefault(row[5], project_body(row))
+            if row[9] is not None:
+                project["diagram_count"] += row[10]
+                project["diagram_type_counts"][row[9]] = row[10]
         return list(projects.values())
 
     def project(self, environ, project_id):
         user_id = self.user_id(environ)
-        rows = self.db.rows("PROJECT_TREE", project_id, user_id)
+        rows = self.db.rows("PROJECT_TREE", user_id, project_id)
         if not rows:
             raise Refusal(404, "Project not found")
-        row = rows[0]
-        folders = {folder[10]: {"id": folder[10], "name": folder[8], "color": folder[9], "project_id": folder[7],
-                                "created_at": stamp(folder[11]), "updated_at": stamp(folder[12]), "diagrams": []}
-                   for folder in rows if folder[10] is not None}
-        root, counts = [], {}
-        for diagram in self.db.rows("PROJECT_DIAGRAMS", row[4]):
+        folders = {folder[12]: {"id": folder[12], "name": folder[10], "color": folder[11], "project_id": folder[9],
+                                "created_at": stamp(folder[13]), "updated_at": stamp(folder[14]), "diagrams": []}
+                   for folder in rows if folder[12] is not None}
+        project = project_body(rows[0])
+        root, counts = [], project["diagram_type_counts"]
+        for diagram in self.db.rows("PROJECT_DIAGRAMS", project["id"]):
             folder = folders.get(diagram[1])
-            (folder["diagrams"] if folder else root).append(diagram_body(diagram))
+            (folder["diagrams"] if folder else root).append(diagram_body(diagram, diagram[18]))
             counts[diagram[5]] = counts.get(diagram[5], 0) + 1
-        return {"id": row[4], "name": row[1], "description": row[2], "emoji": row[3], "user_id": row[0],
-                "diagram_count": sum(counts.values()), "diagram_type_counts": counts,
-                "created_at": stamp(row[5]), "updated_at": stamp(row[6]), "diagrams": root,
-                "folders": list(folders.values())}
+        project["diagram_count"] = sum(counts.values())
+        return {**project, "diagrams": root, "folders": list(folders.values())}
 
     def diagram(self, environ, diagram_id):
         user_id = self.user_id(environ)
-        row = self.db.one("OWNED_DIAGRAM", diagram_id, user_id)
+        row = self.db.one("OWNED_DIAGRAM", user_id, diagram_id)
         if row is None:
             raise Refusal(404, "Diagram not found")
-        return diagram_body(row)
+        return diagram_body(row, row[19])
 
     def shared(self, environ, token):
         """A public link without an access token: the lookup, the visit log (committed), then the reads the
@@ -224,11 +227,19 @@ class Floor:
         self.db.execute("LOG_VISIT", link_id, ip_hash, result, self.db.now(), str(uuid.uuid4()))
 
 
-def diagram_body(row):
-    return {"id": row[14], "title": row[2], "content": row[3], "description": row[4], "diagram_type": row[5],
+def project_body(row):
+    """A PROJECTS or PROJECT_TREE row's project, its counts still empty."""
+    return {"id": row[5], "name": row[2], "description": row[3], "emoji": row[4], "user_id": row[1],
+            "workspace_id": row[0], "role": row[8], "diagram_count": 0, "diagram_type_counts": {},
+            "created_at": stamp(row[6]), "updated_at": stamp(row[7])}
+
+
+def diagram_body(row, open_comments):
+    return {"id": row[16], "title": row[2], "content": row[3], "description": row[4], "diagram_type": row[5],
             "config": document(row[6]), "user_preferences": document(row[7]), "project_id": row[0],
             "folder_id": row[1], "viewport_zoom": row[8], "viewport_x": row[9], "viewport_y": row[10],
-            "created_at": stamp(row[15]), "updated_at": stamp(row[13])}
+            "version": row[13], "created_at": stamp(row[17]), "updated_at": stamp(row[15]),
+            "open_comment_count": open_comments}
 
 
 ROUTES = [
