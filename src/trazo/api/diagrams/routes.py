@@ -58,7 +58,7 @@ class DiagramItem(MethodView):
     @blp.response(200, DiagramSchema, headers={"ETag": {"schema": {"type": "string"}}})
     def get(self, diagram_id):
         """Read a diagram (its version is the ETag)"""
-        return with_etag(service.get_diagram(current_user, diagram_id))
+        return service.get_diagram(current_user, diagram_id)
 
     @blp.arguments(DiagramUpdateSchema)
     @blp.arguments(PreconditionHeadersSchema, location="headers")

@@ -9,13 +9,14 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, select
 
 from ...core.billing.quotas import ensure_room, row_overhead, spend_creations
-from ...core.comments.counts import OPEN_COMMENT_COUNT, open_comment_count
+from ...core.comments.counts import open_comment_count
 from ...core.content import access
 from ...core.content.images import ImageRequest
 from ...core.content.limits import ensure_content_fits
+from ...core.content.projects import diagram as read_diagram
 from ...core.content.revalidations import ending_links
 from ...core.events.publish import DIAGRAM_CREATED, DIAGRAM_MOVED, diagram_event, diagrams_deleted
-from ...core.history.changes import bump_version, ensure_version, retrying, save_change
+from ...core.history.changes import bump_version, ensure_version, retrying, save_change, version_etag
 from ...core.history.revisions import start_history
 from ...core.workspaces.billing import project_payer
 from ...errors import found_or_404
@@ -31,8 +32,6 @@ RECENT_COUNT = 4
 # Saving only these (the view and panel layout) keeps updated_at and the version, so "recent" reflects real
 # edits and a layout change never makes another tab's save stale.
 PRESENTATION_FIELDS = frozenset({"viewport_zoom", "viewport_x", "viewport_y", "user_preferences"})
-# The diagram joined with the caller's membership (access.DIAGRAM) and its open comment count, in one statement.
-DIAGRAM_READ = access.DIAGRAM.add_columns(OPEN_COMMENT_COUNT)
 COPIED_FIELDS = ("content", "description", "diagram_type", "config", "user_preferences", "folder_id")
 
 
@@ -76,12 +75,11 @@ def create_diagram(user, project_id, data):
 
 
 def get_diagram(user, diagram_id):
-    row = found_or_404(db.session.execute(DIAGRAM_READ, {"object_id": str(diagram_id), "user_id": user.id}).first(),
-                       _("Diagram not found"))
-    access.ensure_role(row.role, VIEWER)
-    diagram = row[0]
-    diagram.open_comment_count = row.open_comment_count
-    return diagram
+    """The diagram joined with the caller's membership and its open comment count, in one statement (a
+    mapping DiagramSchema dumps, core/content/projects.py), with its ETag."""
+    row = found_or_404(read_diagram(user.id, diagram_id), _("Diagram not found"))
+    access.ensure_role(row["role"], VIEWER)
+    return row, {"ETag": version_etag(row["version"])}
 
 
 def diagram_image(user, diagram_id, fmt, theme, if_none_match):

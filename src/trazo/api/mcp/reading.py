@@ -33,12 +33,11 @@ def list_workspaces(caller, _arguments):
 
 
 def list_projects(caller, arguments):
+    keys = ("id", "name", "description", "emoji", "workspace_id", "role", "diagram_count", "diagram_type_counts")
     return {"projects": [
-        {"id": project.id, "name": project.name, "description": project.description, "emoji": project.emoji,
-         "workspace_id": project.workspace_id, "role": project.role, "diagram_count": project.diagram_count,
-         "diagram_type_counts": project.diagram_type_counts, "created_at": iso(project.created_at),
-         "updated_at": iso(project.updated_at)}
-        for project in counted_projects(caller.user, workspace_id=arguments.get("workspace_id"))]}
+        {**{key: project[key] for key in keys}, "created_at": iso(project["created_at"]),
+         "updated_at": iso(project["updated_at"])}
+        for project in counted_projects(caller.user.id, workspace_id=arguments.get("workspace_id"))]}
 
 
 def list_files(caller, arguments):

@@ -1,12 +1,12 @@
 """Projects: list with diagram counts (every workspace of the caller), the project tree, create, update,
 delete. Each answer carries the caller's role in the project's workspace (docs/teams.md)."""
 from flask_babel import gettext as _
-from sqlalchemy import bindparam, delete, func, select
+from sqlalchemy import delete, select
 
 from ...core.billing.quotas import ensure_within_plan
-from ...core.comments.counts import OPEN_COMMENT_COUNT, counted
 from ...core.content import access
-from ...core.content.projects import CountedProject, counted_projects
+from ...core.content.projects import counted_projects, new_project_answer
+from ...core.content.projects import project_tree as read_tree
 from ...core.content.revalidations import ending_links
 from ...core.events.publish import PROJECT_CREATED, PROJECT_DELETED, project_event
 from ...core.workspaces.billing import workspace_payer
@@ -15,20 +15,13 @@ from ...core.workspaces.transfer import transfer_project as move_to_workspace
 from ...errors import found_or_404
 from ...extensions import db
 from ...models.base import utcnow
-from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Folder, Project
+from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Project
 from ...models.sharing import SharedLink
 from ...models.workspaces import ADMIN, EDITOR, VIEWER
-from ..content_schemas import FolderContents
-
-# The reads of every tree, built once (building a statement costs more than running it on SQLite).
-TREE = (access.reachable_projects().add_columns(Folder).outerjoin(Folder, Folder.project_id == Project.id)
-        .where(Project.id == bindparam("project_id")).order_by(func.lower(Folder.name), Folder.id))
-TREE_DIAGRAMS = (select(Diagram, OPEN_COMMENT_COUNT).where(Diagram.project_id == bindparam("project_id"))
-                 .order_by(Diagram.created_at, Diagram.title, Diagram.id))
 
 
 def list_projects(user, workspace_id=None):
-    return counted_projects(user, workspace_id=workspace_id)
+    return counted_projects(user.id, workspace_id=workspace_id)
 
 
 def create_project(user, data):
@@ -42,24 +35,15 @@ def create_project(user, data):
     db.session.flush()  # its id, for the event
     project_event(PROJECT_CREATED, project, workspace_id, user)
     db.session.commit()
-    return CountedProject(project, role, {})
+    return new_project_answer(project, role)
 
 
 def project_tree(user, project_id):
     """The project with its folders (each with its diagrams) and its root diagrams, in two queries: the
     project joined with its folders, then its diagrams (docs/operations.md, round trips)."""
-    rows = db.session.execute(TREE, {"user_id": user.id, "project_id": str(project_id)}).all()
-    project, role = found_or_404(rows[0] if rows else None, _("Project not found"))[:2]
+    role, tree = found_or_404(read_tree(user.id, project_id), _("Project not found"))
     access.ensure_role(role, VIEWER)
-    folders = [folder for _project, _role, folder in rows if folder is not None]
-    diagrams = counted(db.session.execute(TREE_DIAGRAMS, {"project_id": project.id}))
-    by_folder = {folder.id: [] for folder in folders}
-    root, type_counts = [], {}
-    for diagram in diagrams:
-        by_folder.get(diagram.folder_id, root).append(diagram)
-        type_counts[diagram.diagram_type] = type_counts.get(diagram.diagram_type, 0) + 1
-    return CountedProject(project, role, type_counts, diagrams=root,
-                          folders=[FolderContents(folder, by_folder[folder.id]) for folder in folders])
+    return tree
 
 
 def update_project(user, project_id, data):
@@ -71,7 +55,7 @@ def update_project(user, project_id, data):
     if data:
         project.updated_at = utcnow()
     db.session.commit()
-    return counted_projects(user, project.id)[0]
+    return counted_projects(user.id, project.id)[0]
 
 
 def delete_project(user, project_id):
@@ -90,4 +74,4 @@ def transfer_project(user, project_id, workspace_id):
     lists it."""
     project = move_to_workspace(user, project_id, workspace_id)
     db.session.commit()
-    return counted_projects(user, project.id)[0]
+    return counted_projects(user.id, project.id)[0]

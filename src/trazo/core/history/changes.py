@@ -112,7 +112,12 @@ def retrying(operation, attempts=3):
 
 
 def etag(diagram):
-    return f'"{diagram.version}"'
+    return version_etag(diagram.version)
+
+
+def version_etag(version):
+    """The ETag of a diagram at `version` (or of a file entry)."""
+    return f'"{version}"'
 
 
 def ensure_version(diagram, if_match: VersionMatch | None = None, expected_version: int | None = None) -> None:
