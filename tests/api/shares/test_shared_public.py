@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
+from trazo import create_app
 from trazo.extensions import db
 from trazo.models.base import utcnow
 from trazo.models.sharing import AccessLog, SharedLink
@@ -173,3 +174,28 @@ def test_the_access_log_keeps_no_plain_address(client, user, diagram, app):
         assert entry.link_id == link["id"] and len(entry.ip_hash) == 64
         assert client.ip not in entry.ip_hash
         assert entry.ip_hash != hashlib.sha256(client.ip.encode()).hexdigest()
+
+
+def _old_entries(app, count):
+    with app.app_context():
+        for _ in range(count):
+            db.session.add(AccessLog(link_id=None, ip_hash="0" * 64, result="not_found",
+                                     created_at=utcnow() - timedelta(days=91)))
+        db.session.commit()
+
+
+def test_a_visit_drops_log_entries_past_retention_at_most_once_an_hour(user, diagram, app, app_env):
+    """On a worker that has not asked this hour (a new application: its own process memory); the hour is
+    shared through the limiter storage, which every test starts empty."""
+    worker = create_app(env=app_env)
+    client = ApiClient(worker.test_client(), "10.9.0.3")
+    link = share(user, diagram["id"])
+    _old_entries(app, 3)
+    assert client.get(f"/shared/{link['token']}/diagram").status_code == 200
+    assert _log(app) == ["success"]
+    _old_entries(app, 2)
+    assert client.get(f"/shared/{link['token']}/diagram").status_code == 200
+    assert client.get("/shared/no-such-token/diagram").status_code == 404
+    assert sorted(_log(app)) == ["not_found", "not_found", "not_found", "success", "success"]
+    with worker.app_context():
+        db.engine.dispose()

@@ -1,6 +1,7 @@
 """The access log of public shared-link visits: results by link, addresses only as keyed hashes."""
 import hashlib
 import hmac
+import time
 from datetime import timedelta
 
 from flask import current_app
@@ -23,9 +24,28 @@ def address_hash():
     return hmac.new(key, client_address().encode(), hashlib.sha256).hexdigest()
 
 
+class PruneClock:
+    """Whether this visit prunes: the shared counter (Redis across workers) allows one prune an hour; each
+    process asks it at most once an hour, so a visit costs no round trip to it in between."""
+
+    def __init__(self):
+        self.next_question = 0.0  # time.monotonic() of this process
+
+    def due(self):
+        now = time.monotonic()
+        if now < self.next_question:
+            return False
+        self.next_question = now + PRUNE_EVERY_SECONDS
+        return Counter("shared-access-log-prune", "all").hit(PRUNE_EVERY_SECONDS) == 1
+
+
+def _prunes():
+    return current_app.extensions.setdefault("trazo-access-log-prunes", PruneClock())
+
+
 def record(link, result):
     """Log one visit and commit; at most once an hour (across workers) drop entries past retention."""
     db.session.add(AccessLog(link_id=link.id if link else None, ip_hash=address_hash(), result=result))
-    if Counter("shared-access-log-prune", "all").hit(PRUNE_EVERY_SECONDS) == 1:
+    if _prunes().due():
         db.session.execute(delete(AccessLog).where(AccessLog.created_at < utcnow() - RETENTION))
     db.session.commit()

@@ -3,7 +3,7 @@ import math
 from dataclasses import dataclass
 
 from flask_babel import gettext as _
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ...core.accounts.passwords import verify_password
 from ...core.content.images import ImageRequest
@@ -38,27 +38,26 @@ class LinkInfo:
 @dataclass(frozen=True)
 class SharedDiagram:
     """A diagram as its shared link shows it (SharedDiagramSchema); after a code check, with the access
-    token that spares the next visits the code (VerifiedDiagramSchema)."""
+    token that spares the next visits the code (VerifiedDiagramSchema). Taken from the visit's one read
+    before the visit's log commits, so the answer reads nothing again."""
 
-    link: SharedLink
-    diagram: Diagram
-    owner_name: str | None
+    title: str
+    description: str | None
+    content: str | None  # the source to copy, when the link allows copying
+    diagram_type: str
+    rendered_content: str  # the viewer draws from the source, so it always travels here
+    config: dict
+    allow_copy_code: bool
+    owner_name: str | None  # a public page never shows any part of the e-mail
     access_token: str | None = None
     access_token_expires_in: int | None = None
 
-    @property
-    def description(self):
-        return self.diagram.description or None
 
-    @property
-    def content(self):
-        """The source to copy, when the link allows copying. The viewer draws from the source, so it always
-        travels as `rendered_content`."""
-        return self.diagram.content if self.link.allow_copy_code else None
-
-    @property
-    def config(self):
-        return self.diagram.config or {}
+# A visit's one read: the active link of a token with its diagram and its maker's full name (None once their
+# account is gone).
+VISIT = (select(SharedLink, Diagram, User.full_name).join(Diagram, Diagram.id == SharedLink.diagram_id)
+         .outerjoin(User, User.id == SharedLink.user_id)
+         .where(SharedLink.token == bindparam("token"), SharedLink.is_active))
 
 
 def _active_link(token):
@@ -67,29 +66,25 @@ def _active_link(token):
     return db.session.scalar(select(SharedLink).where(SharedLink.token == token, SharedLink.is_active))
 
 
-def _visitable_link(token):
-    """The active, unexpired link of `token`; every refusal is logged."""
-    link = _active_link(token)
-    if link is None:
+def _visitable(token):
+    """(the active, unexpired link of `token`, its diagram, its maker's full name); every refusal is logged."""
+    found = db.session.execute(VISIT, {"token": token}).first() if token and len(token) <= MAX_TOKEN_CHARS else None
+    if found is None:
         access_log.record(None, "not_found")
         raise NotFound(_("Shared link not found"))
+    link, diagram, owner_name = found
     if link.is_expired:
         access_log.record(link, "expired")
         raise Gone(_("This link has expired"))
-    return link
+    return link, diagram, owner_name
 
 
-def _owner_name(user_id):
-    """The link maker's full name, or None (also once their account is gone): a public page never shows any
-    part of the e-mail."""
-    owner = db.session.get(User, user_id) if user_id is not None else None
-    if owner is None or not owner.full_name:
-        return None
-    return owner.full_name
-
-
-def _shared_diagram(link, **access):
-    return SharedDiagram(link, db.session.get(Diagram, link.diagram_id), _owner_name(link.user_id), **access)
+def _shown(link, diagram, owner_name, **access):
+    return SharedDiagram(title=diagram.title, description=diagram.description or None,
+                         content=diagram.content if link.allow_copy_code else None,
+                         diagram_type=diagram.diagram_type, rendered_content=diagram.content,
+                         config=diagram.config or {}, allow_copy_code=link.allow_copy_code,
+                         owner_name=owner_name or None, **access)
 
 
 def link_info(token):
@@ -102,11 +97,12 @@ def link_info(token):
 
 def shared_diagram(token, grant=None):
     """The diagram; a protected link also wants the share grant its verify call handed out."""
-    link = _visitable_link(token)
+    link, diagram, owner_name = _visitable(token)
     if link.is_protected and not share_grant_admits(link, grant):
         raise Forbidden(_("This link requires an access code"))
+    shown = _shown(link, diagram, owner_name)
     access_log.record(link, "success")
-    return _shared_diagram(link)
+    return shown
 
 
 def _failures(link):
@@ -116,7 +112,7 @@ def _failures(link):
 def verify_code(token, code):
     """Check the code (5 wrong ones per 15 minutes per address and link) and hand out the diagram
     with a one-hour access token for this link."""
-    link = _visitable_link(token)
+    link, diagram, owner_name = _visitable(token)
     if link.is_protected:
         failures = _failures(link)
         # Counting before checking keeps the limit exact under concurrent guesses.
@@ -131,8 +127,10 @@ def verify_code(token, code):
             raise Forbidden(_("Incorrect access code. Attempts remaining: %(remaining)s",
                               remaining=MAX_CODE_FAILURES - attempt))
         failures.clear()
+    shown = _shown(link, diagram, owner_name, access_token=issue_share_grant(link),
+                   access_token_expires_in=SHARE_GRANT_SECONDS)
     access_log.record(link, "success")
-    return _shared_diagram(link, access_token=issue_share_grant(link), access_token_expires_in=SHARE_GRANT_SECONDS)
+    return shown
 
 
 def shared_image(token, fmt, theme, if_none_match):

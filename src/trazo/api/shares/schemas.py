@@ -71,14 +71,13 @@ class SharedLinkInfoSchema(BaseSchema):
 
 
 class SharedDiagramSchema(BaseSchema):
-    title = ma.fields.String(required=True, attribute="diagram.title")
+    title = ma.fields.String(required=True)
     description = ma.fields.String(allow_none=True)
     content = ma.fields.String(allow_none=True, metadata={"description": "The source, when copying is allowed"})
-    diagram_type = ma.fields.String(required=True, attribute="diagram.diagram_type")
-    rendered_content = ma.fields.String(required=True, attribute="diagram.content",
-                                        metadata={"description": "The source the viewer draws"})
+    diagram_type = ma.fields.String(required=True)
+    rendered_content = ma.fields.String(required=True, metadata={"description": "The source the viewer draws"})
     config = ma.fields.Dict()
-    allow_copy_code = ma.fields.Boolean(required=True, attribute="link.allow_copy_code")
+    allow_copy_code = ma.fields.Boolean(required=True)
     owner_name = ma.fields.String(allow_none=True, metadata={
         "description": "The owner's full name; null when the owner has none"})
 
