@@ -7,27 +7,31 @@ API answers it 401. A `Bearer trz_...` credential is a personal access token ins
 docs/automation.md): valid only on the routes whose blueprint allows it, with the scope the route needs
 (api/blueprint.py); anywhere else it is a 403, whatever its scopes.
 
-flask-jwt-extended verifies the request's token (`verify_jwt_in_request`), once per request: the
-rate-limit key (`user_or_address`) and the view share the outcome, and the view raises a refusal again
-for the extension's error handlers to answer through the loaders below (401, the localized detail and
-`WWW-Authenticate: Bearer`).
+The request's token is verified once per request (core/credentials.py: one PyJWT decode of a valid token,
+flask-jwt-extended's `verify_jwt_in_request` for anything else): the rate-limit key (`user_or_address`) and
+the view share the outcome, and the view raises a refusal again for the extension's error handlers to
+answer through the loaders below (401, the localized detail and `WWW-Authenticate: Bearer`).
 """
 import time
 from functools import wraps
 
 from flask import current_app, g
 from flask_babel import gettext as _
+from sqlalchemy import bindparam, select
 from werkzeug.local import LocalProxy
 
 from .core.accounts import audit, passwords, personal_tokens
 from .core.accounts.language import remember_language
-from .core.accounts.session_tokens import ACCESS_TOKEN, SIGN_IN_CLAIM, unix_seconds
+from .core.accounts.session_tokens import SIGN_IN_CLAIM, is_bound_access_token, unix_seconds
 from .core.credentials import oauth_token_text, personal_token, personal_token_text, session_token_claims, token_subject
 from .errors import AccountLocked, Forbidden, Unauthorized, app_error_response
 from .extensions import db, jwt
 from .models import User
 from .ratelimit import Lockout, client_address, spend
 
+# The signed-in user, by a statement built once (the compiled-statement cache answers it; Session.get builds one
+# per call).
+USER_BY_ID = select(User).where(User.id == bindparam("user_id"))
 # Wrong current passwords of a signed-in user, counted per account across every route that asks for it.
 PASSWORD_CHECK_FAILURES = 5
 PASSWORD_CHECK_LOCK_SECONDS = 15 * 60
@@ -39,7 +43,7 @@ PASSWORD_CHECK_LOCK_SECONDS = 15 * 60
 def _is_bound_access_token(_header, claims):
     """An access token (the extension itself refuses only refresh tokens) naming its expiry and the
     password it is bound to."""
-    return claims["type"] == ACCESS_TOKEN and "exp" in claims and isinstance(claims.get("pca"), int)
+    return is_bound_access_token(claims)
 
 
 def _refusal(detail=None):
@@ -88,7 +92,7 @@ def authenticated_user(token_scope=None):
     claims, refusal = session_token_claims()
     if refusal is not None:
         raise refusal
-    user = db.session.get(User, str(claims["sub"]))
+    user = db.session.execute(USER_BY_ID, {"user_id": str(claims["sub"])}).scalar()
     if user is None or not user.is_active:
         raise Unauthorized(_("User not found or inactive"))
     if claims["pca"] < unix_seconds(user.password_changed_at):

@@ -25,7 +25,7 @@ def test_a_database_that_went_away_answers_503(monkeypatch, user):
     def gone(*_args, **_kwargs):
         raise OperationalError("SELECT 1", {}, Exception("server closed the connection unexpectedly"))
 
-    monkeypatch.setattr(db.session, "get", gone)
+    monkeypatch.setattr(db.session, "execute", gone)
     response = user.get("/users/me")
     assert error_detail(response, 503) == "Service temporarily unavailable, try again shortly"
     assert response.headers["Retry-After"] == "5"

@@ -3,21 +3,30 @@ claims (verified by flask-jwt-extended), a personal access token (`Bearer trz_..
 and the user id either names. auth.py turns them into the current user and its refusals; the rate-limit
 keys read `token_subject`, the render fairness keys (core/content/rendering.py) `client_keys` (docs/api.md,
 "Authentication and tokens")."""
+import jwt as pyjwt
 from flask import g, request
 from flask_jwt_extended import verify_jwt_in_request
+from flask_jwt_extended.config import config as jwt_config
 from flask_jwt_extended.exceptions import NoAuthorizationError
 
 from ..ratelimit import client_address
 from .accounts import oauth_grants, personal_tokens
+from .accounts.session_tokens import access_key, is_bound_access_token
 
 
 def session_token_claims():
     """(claims, None) for a valid session token in the request, else (None, the exception refusing it).
 
-    Checked once per request. Any exception counts as a refusal: the extension raises its own and lets
-    PyJWT's through, and the view raises it again for the extension's handlers to answer.
+    Checked once per request. A well-formed valid token is decoded once (`_valid_session_claims`); every
+    other request goes through the extension (`verify_jwt_in_request`), which words the refusal. Any
+    exception counts as a refusal: the extension raises its own and lets PyJWT's through, and the view
+    raises it again for the extension's handlers to answer.
     """
     if "access_token" not in g:
+        claims = _valid_session_claims()
+        if claims is not None:
+            g.access_token = claims, None
+            return g.access_token
         try:
             checked = verify_jwt_in_request()
         except Exception as refusal:
@@ -25,6 +34,28 @@ def session_token_claims():
         else:  # None for OPTIONS, whose credentials the extension never reads
             g.access_token = (checked[1], None) if checked else (None, NoAuthorizationError("OPTIONS"))
     return g.access_token
+
+
+def _valid_session_claims():
+    """The claims of the request's session token when it is sent as `Authorization: Bearer <token>` alone
+    and the extension would accept it, read with one PyJWT decode (the extension reads a token four times);
+    else None, for the extension to decide. The same PyJWT call with the extension's settings and our key,
+    then the checks the extension and auth.py's verification loader make: the identity claim, type "access",
+    an expiry and the password binding (docs/api.md, "Authentication and tokens")."""
+    header = request.headers.get(jwt_config.header_name, "")
+    parts = header.split()
+    if (request.method in jwt_config.exempt_methods or len(parts) != 2 or parts[0] != jwt_config.header_type
+            or "," in header or header != f"{parts[0]} {parts[1]}"):
+        return None
+    try:
+        claims = pyjwt.decode(parts[1], access_key(), algorithms=jwt_config.decode_algorithms,
+                              audience=jwt_config.decode_audience, issuer=jwt_config.decode_issuer,
+                              leeway=jwt_config.leeway,
+                              options={"verify_aud": jwt_config.decode_audience is not None,
+                                       "verify_sub": jwt_config.verify_sub})
+    except pyjwt.PyJWTError:
+        return None
+    return claims if jwt_config.identity_claim_key in claims and is_bound_access_token(claims) else None
 
 
 def bearer_text():

@@ -133,21 +133,27 @@ def test_garbage_and_malformed_headers(user):
 # -- one check per request -------------------------------------------------------------------
 
 def test_one_check_per_request_shared_by_the_rate_limit_key(monkeypatch, user):
+    """A valid token is decoded once in the whole request (the rate-limit key and the view share it); any
+    other goes once through the extension, which words the refusal."""
     project = create_project(user)
-    calls = []
-    checked = credentials.verify_jwt_in_request
+    decodes, extension_checks = [], []
+    decode, checked = pyjwt.decode, credentials.verify_jwt_in_request
 
-    def counted():
-        calls.append(1)
+    def counted_decode(*args, **kwargs):
+        decodes.append(1)
+        return decode(*args, **kwargs)
+
+    def counted_check():
+        extension_checks.append(1)
         return checked()
 
-    monkeypatch.setattr(credentials, "verify_jwt_in_request", counted)
+    monkeypatch.setattr(pyjwt, "decode", counted_decode)
+    monkeypatch.setattr(credentials, "verify_jwt_in_request", counted_check)
     response = user.get(f"/projects/{project['id']}/export/summary")  # per-user limit, signed-in view
     assert response.status_code == 200, response.json
-    assert len(calls) == 1
-    calls.clear()
+    assert (len(decodes), len(extension_checks)) == (1, 0)
     assert error_detail(user.get(f"/projects/{project['id']}/export/summary", token="garbage"), 401) == INVALID
-    assert len(calls) == 1
+    assert len(extension_checks) == 1
 
 
 def test_options_reads_no_token(user):

@@ -45,10 +45,20 @@ def _handling(token_type):
 
 
 def _signing_key():
-    secret = current_app.config["JWT_SECRET_KEY"]
+    secret = access_key()
     if _token_type.get() == MFA_TOKEN:
         return hmac.new(secret.encode(), b"trazo-mfa-login-token", hashlib.sha256).hexdigest()
     return secret
+
+
+def is_bound_access_token(claims):
+    """Verified claims of an access token that names its expiry and the password it is bound to."""
+    return claims.get("type") == ACCESS_TOKEN and "exp" in claims and isinstance(claims.get("pca"), int)
+
+
+def access_key():
+    """The key session tokens are signed and checked with."""
+    return current_app.config["JWT_SECRET_KEY"]
 
 
 @jwt.encode_key_loader
