@@ -40,12 +40,13 @@ OPEN_COMMENTS = ("(SELECT count(comments.id) AS count_1 \nFROM comments \nWHERE 
                  "AND comments.parent_id IS NULL AND comments.resolved = {false}) AS open_comment_count")
 PROJECT_COLUMNS = ("projects.workspace_id, projects.user_id, projects.name, projects.description, projects.emoji, "
                    "projects.id, projects.created_at, projects.updated_at, workspace_members.role")
-PROJECTS = (f"SELECT {PROJECT_COLUMNS}, diagrams.diagram_type, count(diagrams.id) AS count_1 \n"
+PROJECTS = (f"SELECT {PROJECT_COLUMNS}, diagrams.diagram_type, count(diagrams.id) AS diagram_total \n"
             f"FROM projects {MEMBER} LEFT OUTER JOIN diagrams ON diagrams.project_id = projects.id "
             "GROUP BY projects.id, workspace_members.role, diagrams.diagram_type "
             "ORDER BY projects.created_at, projects.id")
-PROJECT_TREE = (f"SELECT {PROJECT_COLUMNS}, folders.project_id, folders.name AS name_1, folders.color, "
-                "folders.id AS id_1, folders.created_at AS created_at_1, folders.updated_at AS updated_at_1 \n"
+PROJECT_TREE = (f"SELECT {PROJECT_COLUMNS}, folders.project_id, folders.name AS folder_name, folders.color, "
+                "folders.id AS folder_id, folders.created_at AS folder_created_at, "
+                "folders.updated_at AS folder_updated_at \n"
                 f"FROM projects {MEMBER} LEFT OUTER JOIN folders ON folders.project_id = projects.id \n"
                 "WHERE projects.id = {p} ORDER BY lower(folders.name), folders.id")
 DIAGRAM_COLUMNS = ("diagrams.project_id, diagrams.folder_id, diagrams.title, diagrams.content, diagrams.description, "
@@ -54,22 +55,28 @@ DIAGRAM_COLUMNS = ("diagrams.project_id, diagrams.folder_id, diagrams.title, dia
                    "diagrams.version, diagrams.history_size, diagrams.updated_at, diagrams.id, diagrams.created_at")
 PROJECT_DIAGRAMS = (f"SELECT {DIAGRAM_COLUMNS}, {OPEN_COMMENTS} \nFROM diagrams \nWHERE diagrams.project_id = {{p}} "
                     "ORDER BY diagrams.created_at, diagrams.title, diagrams.id")
-OWNED_DIAGRAM = (f"SELECT {DIAGRAM_COLUMNS}, workspace_members.role, {OPEN_COMMENTS} \n"
+OWNED_DIAGRAM = (f"SELECT {DIAGRAM_COLUMNS}, {OPEN_COMMENTS}, workspace_members.role \n"
                  f"FROM diagrams JOIN projects ON projects.id = diagrams.project_id {MEMBER} \n"
                  "WHERE diagrams.id = {p}")
 DIAGRAM = f"SELECT {DIAGRAM_COLUMNS} \nFROM diagrams \nWHERE diagrams.id = {{p}}"
 LINK_COLUMNS = ("shared_links.diagram_id, shared_links.user_id, shared_links.token, shared_links.access_type, "
                 "shared_links.access_code_hash, shared_links.allow_copy_code, shared_links.expires_at, "
                 "shared_links.is_active, shared_links.id, shared_links.created_at, shared_links.updated_at")
-ACTIVE_LINK = (f"SELECT {LINK_COLUMNS} \nFROM shared_links \n"
-               "WHERE shared_links.token = {p} AND shared_links.is_active{true}")
-LINK = f"SELECT {LINK_COLUMNS} \nFROM shared_links \nWHERE shared_links.id = {{p}}"
+# The link of a token with its diagram and its maker's name, in one statement (the diagram's columns that
+# share a name with the link's are labelled).
+LINKED_DIAGRAM_COLUMNS = (DIAGRAM_COLUMNS.replace("diagrams.updated_at", "diagrams.updated_at AS updated_at_1")
+                          .replace("diagrams.id", "diagrams.id AS id_1")
+                          .replace("diagrams.created_at", "diagrams.created_at AS created_at_1"))
+VISIT = (f"SELECT {LINK_COLUMNS}, {LINKED_DIAGRAM_COLUMNS}, users.full_name \nFROM shared_links "
+         "JOIN diagrams ON diagrams.id = shared_links.diagram_id "
+         "LEFT OUTER JOIN users ON users.id = shared_links.user_id \n"
+         "WHERE shared_links.token = {p} AND shared_links.is_active{true}")
 LOG_VISIT = ("INSERT INTO shared_link_access_logs (link_id, ip_hash, result, created_at, id) "
              "VALUES ({p}, {p}, {p}, {ts}, {p})")
 
 STATEMENTS = {"USER": USER, "PROJECTS": PROJECTS, "PROJECT_TREE": PROJECT_TREE,
               "PROJECT_DIAGRAMS": PROJECT_DIAGRAMS, "OWNED_DIAGRAM": OWNED_DIAGRAM, "DIAGRAM": DIAGRAM,
-              "ACTIVE_LINK": ACTIVE_LINK, "LINK": LINK, "LOG_VISIT": LOG_VISIT}
+              "VISIT": VISIT, "LOG_VISIT": LOG_VISIT}
 DIALECTS = {
     "sqlite": {"p": "?", "ts": "?", "true": " = 1", "false": "0"},
     "pg": {"p": "%s::VARCHAR", "ts": "%s::TIMESTAMP WITH TIME ZONE", "true": "", "false": "false"},
@@ -198,28 +205,24 @@ class Floor:
         row = self.db.one("OWNED_DIAGRAM", user_id, diagram_id)
         if row is None:
             raise Refusal(404, "Diagram not found")
-        return diagram_body(row, row[19])
+        return diagram_body(row, row[18])
 
     def shared(self, environ, token):
-        """A public link without an access token: the lookup, the visit log (committed), then the reads the
-        service makes after its commit (the link again, the diagram, its owner)."""
-        link = self.db.one("ACTIVE_LINK", token) if len(token) <= MAX_SHARE_TOKEN_CHARS else None
-        if link is None:
+        """A public link without an access token: the link with its diagram and maker's name in one read, the
+        visit log, and the answer from that read (as the service)."""
+        row = self.db.one("VISIT", token) if len(token) <= MAX_SHARE_TOKEN_CHARS else None
+        if row is None:
             self.log_visit(environ, None, "not_found")
             raise Refusal(404, "Shared link not found")
-        if link[6] is not None and moment(link[6]) <= datetime.now(UTC):
-            self.log_visit(environ, link[8], "expired")
+        if row[6] is not None and moment(row[6]) <= datetime.now(UTC):
+            self.log_visit(environ, row[8], "expired")
             raise Refusal(410, "This link has expired")
-        if link[3] == "protected":
+        if row[3] == "protected":
             raise Refusal(403, "This link requires an access code")
-        self.log_visit(environ, link[8], "success")
-        link = self.db.one("LINK", link[8])
-        diagram = self.db.one("DIAGRAM", link[0])
-        owner = self.db.one("USER", link[1])
-        return {"title": diagram[2], "description": diagram[4] or None,
-                "content": diagram[3] if link[5] else None, "diagram_type": diagram[5],
-                "rendered_content": diagram[3], "config": document(diagram[6]) or {},
-                "allow_copy_code": bool(link[5]), "owner_name": owner[3] if owner and owner[3] else None}
+        self.log_visit(environ, row[8], "success")
+        return {"title": row[13], "description": row[15] or None, "content": row[14] if row[5] else None,
+                "diagram_type": row[16], "rendered_content": row[14], "config": document(row[17]) or {},
+                "allow_copy_code": bool(row[5]), "owner_name": row[29] or None}
 
     def log_visit(self, environ, link_id, result):
         address = environ.get("REMOTE_ADDR") or "unknown"

@@ -6,14 +6,15 @@ import marshmallow as ma
 
 from ..models.content import Folder
 from .common import BaseSchema, Timestamp
+from .compiled_dump import CompiledDump
 
 
-class DiagramConfigOutSchema(BaseSchema):
+class DiagramConfigOutSchema(CompiledDump, BaseSchema):
     background_color = ma.fields.String()
     background_pattern = ma.fields.String()
 
 
-class UserPreferencesOutSchema(BaseSchema):
+class UserPreferencesOutSchema(CompiledDump, BaseSchema):
     description_pinned = ma.fields.Boolean()
     description_font_size = ma.fields.Integer(allow_none=True)
     description_panel_width = ma.fields.Integer(allow_none=True)
@@ -22,7 +23,7 @@ class UserPreferencesOutSchema(BaseSchema):
     preferred_model = ma.fields.String(allow_none=True)
 
 
-class DiagramSchema(BaseSchema):
+class DiagramSchema(CompiledDump, BaseSchema):
     id = ma.fields.String()
     title = ma.fields.String()
     content = ma.fields.String()
@@ -43,7 +44,7 @@ class DiagramSchema(BaseSchema):
                                                                     "(docs/comments.md)"})
 
 
-class FolderSchema(BaseSchema):
+class FolderSchema(CompiledDump, BaseSchema):
     id = ma.fields.String()
     name = ma.fields.String()
     color = ma.fields.String()

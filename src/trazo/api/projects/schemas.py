@@ -3,6 +3,7 @@ import marshmallow as ma
 from flask_smorest.fields import Upload
 
 from ..common import BaseSchema, Timestamp
+from ..compiled_dump import CompiledDump
 from ..content_schemas import DiagramSchema, FolderWithDiagramsSchema
 from ..fields import Name
 
@@ -25,7 +26,7 @@ class ProjectUpdateSchema(BaseSchema):
     emoji = ma.fields.String(validate=ma.validate.Length(max=EMOJI_MAX))
 
 
-class ProjectSchema(BaseSchema):
+class ProjectSchema(CompiledDump, BaseSchema):
     id = ma.fields.String()
     name = ma.fields.String()
     description = ma.fields.String(allow_none=True)

@@ -5,6 +5,7 @@ from marshmallow import ValidationError, post_dump
 
 from ...models.sharing import ACCESS_PROTECTED, ACCESS_PUBLIC
 from ..common import BaseSchema, Timestamp, not_blank
+from ..compiled_dump import CompiledDump
 
 EXPIRATION_DAYS = (5, 10, 30)
 DEFAULT_EXPIRATION_DAYS = 30
@@ -70,7 +71,7 @@ class SharedLinkInfoSchema(BaseSchema):
     diagram_title = ma.fields.String(required=True, attribute="diagram.title")
 
 
-class SharedDiagramSchema(BaseSchema):
+class SharedDiagramSchema(CompiledDump, BaseSchema):
     title = ma.fields.String(required=True)
     description = ma.fields.String(allow_none=True)
     content = ma.fields.String(allow_none=True, metadata={"description": "The source, when copying is allowed"})
