@@ -7,9 +7,11 @@ by every request; with Redis (RATELIMIT_STORAGE_URI=redis://...) several workers
 A thread reading a request body waits for it, however slowly it trickles in: the service needs a
 proxy that buffers whole requests in front (the nginx example in README.md does).
 """
+import ctypes
 import importlib.util
 import ipaddress
 import os
+import platform
 import shutil
 import tempfile
 from pathlib import Path
@@ -118,6 +120,24 @@ def child_exit(server, worker):
 def on_exit(server):
     if temporary := os.environ.get("TRAZO_METRICS_TEMP_DIR"):
         shutil.rmtree(temporary, ignore_errors=True)
+
+
+# glibc's mallopt parameter (malloc.h) and the size from which a worker's allocations get pages of their own.
+M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD = 1024 * 1024
+
+
+def post_fork(server, worker):
+    """Every allocation of 1 MiB or more gets its own pages, given back to the system when it is freed
+    (glibc only). Left alone, glibc raises that threshold to the size of the first large block it frees, up to
+    32 MiB: the next argon2 hashes (ARGON2_MEMORY_COST, 19 MiB each, ARGON2_MAX_CONCURRENCY at once) are then
+    carved from the malloc arenas, which keep them, fragmented, for the worker's life. A burst of logins raised
+    a worker's peak by some 150 MiB that way, and kept most of it."""
+    if platform.libc_ver()[0] != "glibc":
+        return
+    if not ctypes.CDLL(None).mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD):
+        server.log.warning("mallopt(M_MMAP_THRESHOLD, %s) failed: large blocks stay in the malloc arenas",
+                           MMAP_THRESHOLD)
 
 
 def post_worker_init(worker):

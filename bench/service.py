@@ -39,6 +39,8 @@ def production_env(backend, port, extra=None, database=None, redis_db=None):
         "INSTANCE_PATH": tempfile.mkdtemp(prefix="trazo-bench-instance-"),
         "MALLOC_ARENA_MAX": "2",  # as deployed (README): threads share malloc arenas instead of one each
     })
+    # As deployed (README): the blocks a worker mmaps (gunicorn.conf.py, post_fork) may be transparent huge pages.
+    env.setdefault("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
     if backend == "pg":
         env["DATABASE_URL"] = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database or DATABASE}"
         env["RATELIMIT_STORAGE_URI"] = f"redis://127.0.0.1:6379/{REDIS_DB if redis_db is None else redis_db}"

@@ -39,7 +39,7 @@ from .core import events
 from .core.content import revalidations
 from .core.mail import delivery
 from .errors import register_error_handlers
-from .extensions import babel, cors, db, jwt, migrate, oauth
+from .extensions import babel, cors, db, jwt, migrate
 from .i18n import select_locale
 from .ratelimit import init_limiter
 from .web import api as rest_api
@@ -116,7 +116,6 @@ def create_app(overrides=None, env=None):
     init_limiter(app)
     babel.init_app(app, locale_selector=select_locale)
     cors.init_app(app, **web.cors_options(app.config))
-    oauth.init_app(app)
 
     register_error_handlers(app)
     web.register_request_hooks(app)

@@ -1,10 +1,9 @@
 """Error reports to Sentry (docs/operations.md, "Request ids and logs"): on when SENTRY_DSN is set, and
 nothing personal or secret in an event: no client address, request body, frame variables, credentials,
 cookies, query strings, whole share tokens or files API paths (URLs are cut as the logs cut them,
-`logs.loggable_url`). Every event is tagged with its request id."""
-import sentry_sdk
-from sentry_sdk.integrations.flask import FlaskIntegration
+`logs.loggable_url`). Every event is tagged with its request id.
 
+sentry_sdk is imported only when a DSN is set: a worker that reports nowhere does not carry it."""
 from .logs import current_request_id, loggable_url
 
 # Request headers that never reach Sentry (credentials and share access tokens).
@@ -16,6 +15,9 @@ def init_sentry(dsn, environment, traces_sample_rate, release=None):
     no credentials, query strings, share tokens or file paths (scrub_event), the request id as a tag."""
     if not dsn:
         return False
+    import sentry_sdk
+    from sentry_sdk.integrations.flask import FlaskIntegration
+
     sentry_sdk.init(dsn=dsn, environment=environment, release=release, traces_sample_rate=traces_sample_rate,
                     integrations=[FlaskIntegration()], send_default_pii=False, include_local_variables=False,
                     max_request_body_size="never", before_send=scrub_event, before_send_transaction=scrub_event)

@@ -4,7 +4,6 @@ Nothing here imports the application but the models' declarative base (a leaf th
 only), so every module may import this one. What configures an extension lives above it: the JWT
 loaders in auth.py, the limiter's 429 answer in ratelimit.py, our flask-smorest Api in web/docs.py.
 """
-from authlib.integrations.flask_client import OAuth
 from flask_babel import Babel
 from flask_cors import CORS
 from flask_jwt_extended import JWTManager
@@ -22,4 +21,3 @@ jwt = JWTManager()
 limiter = Limiter(key_func=get_remote_address)
 babel = Babel()
 cors = CORS()
-oauth = OAuth()

@@ -199,7 +199,8 @@ SETTINGS = [
         S("ARGON2_TIME_COST", INT, 2, "password hashing (argon2id): passes"),
         S("ARGON2_MEMORY_COST", INT, 19 * 1024, "password hashing: memory in KiB (OWASP's recommended cost)"),
         S("ARGON2_PARALLELISM", INT, 1, "password hashing: lanes"),
-        S("ARGON2_MAX_CONCURRENCY", INT, 4, "password hashes computed at once per worker"),
+        S("ARGON2_MAX_CONCURRENCY", INT, 2, "password hashes computed at once per worker, each holding "
+          "ARGON2_MEMORY_COST KiB while it runs"),
         S("OAUTH2_ACCESS_TOKEN_SECONDS", INT, 30 * 60, "lifetime of the access tokens the authorization server "
           "issues for the MCP endpoint (docs/oauth-server.md); capped under an hour"),
         S("OAUTH2_REFRESH_TOKEN_DAYS", INT, 30, "lifetime of an OAuth refresh token; each use replaces it"),

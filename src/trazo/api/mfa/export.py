@@ -1,20 +1,17 @@
-"""The administrators' users export: one XLSX sheet in the language of the request."""
+"""The administrators' users export: one XLSX sheet in the language of the request.
+
+openpyxl (some 5 MiB a worker) is imported by the export itself, on its first request, not at start-up."""
 import io
 
 from flask import Response
 from flask_babel import gettext as _
-from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 
 from ...core.accounts.factors import TOTP
 from ...models.base import utcnow
 from .admin import listed_users
 
 XLSX_MIMETYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-HEADER_FILL = PatternFill("solid", fgColor="7C3AED")
-HEADER_FONT = Font(bold=True, color="FFFFFF")
-ROW_BORDER = Border(bottom=Side(style="thin", color="E5E7EB"))
+HEADER_FILL_COLOR, HEADER_FONT_COLOR, ROW_BORDER_COLOR = "7C3AED", "FFFFFF", "E5E7EB"
 MAX_COLUMN_WIDTH = 40
 
 
@@ -46,13 +43,20 @@ def _cells(listed):
 
 def users_workbook(search):
     """The matching users as an XLSX download (the same filter as the list)."""
+    from openpyxl import Workbook
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+    from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+
+    header_fill = PatternFill("solid", fgColor=HEADER_FILL_COLOR)
+    header_font = Font(bold=True, color=HEADER_FONT_COLOR)
+    row_border = Border(bottom=Side(style="thin", color=ROW_BORDER_COLOR))
     book = Workbook()
     sheet = book.active
     sheet.title = _("Users")
     headers = _headers()
     sheet.append(headers)
     for cell in sheet[1]:
-        cell.font, cell.fill = HEADER_FONT, HEADER_FILL
+        cell.font, cell.fill = header_font, header_fill
         cell.alignment = Alignment(horizontal="center")
     widths = [len(str(header)) for header in headers]
     for number, listed in enumerate(listed_users(search), start=2):
@@ -60,7 +64,7 @@ def users_workbook(search):
             if isinstance(value, str):  # a name may hold control characters, which XLSX cannot store
                 value = ILLEGAL_CHARACTERS_RE.sub("", value)
             cell = sheet.cell(row=number, column=index + 1, value=value)
-            cell.border = ROW_BORDER
+            cell.border = row_border
             if isinstance(value, str):
                 cell.data_type = "s"  # a name such as "=HYPERLINK(...)" stays text, never a formula
             widths[index] = max(widths[index], len(str(value)))

@@ -4,13 +4,15 @@ them for the API).
 
 Every method answers plain dicts, so the billing services never touch Stripe's object types.
 Callers give the database connection back before calling (a slow gateway must not hold the pool).
+
+The `stripe` package (with aiohttp, which it imports: some 17 MiB a worker) is imported where Stripe is
+first needed, a gateway built or a webhook verified, not when a worker starts.
 """
 import json
 import logging
 from dataclasses import dataclass
 
 import requests
-import stripe
 
 from ...models.billing import PROVIDER_STRIPE
 from .. import outbound
@@ -55,6 +57,8 @@ def _is_timeout(exc):
 
 
 def _translate(exc):
+    import stripe
+
     if isinstance(exc, stripe.APIConnectionError) and _is_timeout(exc):
         return GatewayDeadlinePassed(PROVIDER_STRIPE)
     reason = " ".join(str(getattr(exc, "user_message", None) or exc).split())[:MAX_REASON_CHARS]
@@ -73,6 +77,8 @@ def verify_event(payload, signature_header, secret):
         text = payload.decode("utf-8")
     except UnicodeDecodeError:
         raise WebhookPayloadInvalid() from None
+    import stripe
+
     try:
         stripe.WebhookSignature.verify_header(text, signature_header, secret, SIGNATURE_TOLERANCE)
     except stripe.SignatureVerificationError:
@@ -101,11 +107,15 @@ class StripeGateway:
 
     def __init__(self, settings):
         self.settings = settings
+        import stripe
+
         self._client = stripe.StripeClient(
             settings.secret_key, base_addresses={"api": settings.api_base}, max_network_retries=0,
             http_client=stripe.RequestsClient(timeout=(CONNECT_TIMEOUT, settings.read_timeout), session=_SESSION))
 
     def _call(self, method, *args, **params):
+        import stripe
+
         try:
             with outbound.deadline(self.settings.read_timeout, integration="payments"):
                 result = method(*args, params=params) if params else method(*args)
