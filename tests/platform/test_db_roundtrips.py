@@ -208,3 +208,17 @@ def test_the_oauth_authorization_stores_its_state(app, app_env):
     assert [state.state for state in rows(app, OAuthState)] == [response.json["state"]]
     with github.app_context():
         db.engine.dispose()
+
+
+def test_a_shared_link_visit_makes_two_round_trips(wire, proxy):
+    """The link with its diagram and maker's name in one read, then the visit's log line, each committed on its
+    own (no BEGIN or COMMIT), and no read after it."""
+    diagram = create_diagram(wire, create_project(wire)["id"], title="Visited")
+    link = wire.post("/shared-links", json={"diagram_id": diagram["id"]}).json
+    visitor = ApiClient(wire.flask_client, "10.9.0.7")
+    assert visitor.get(f"/shared/{link['token']}/diagram").status_code == 200  # the first visit may prune
+
+    response, count = round_trips(proxy, lambda: visitor.get(f"/shared/{link['token']}/diagram"))
+
+    assert response.status_code == 200 and response.json["title"] == "Visited", response.json
+    assert count == 2, count

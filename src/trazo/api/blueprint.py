@@ -24,9 +24,11 @@ Every route documents 429 unless the blueprint is built with `rate_limited=False
 exempts); `not_found` documents the 404 its lookup answers.
 
 GET, HEAD and OPTIONS requests run their statements in autocommit, without a transaction (fewer round
-trips, docs/operations.md). A GET route that writes (creates a row on first use, logs a visit, keeps what
-an outside service answered) declares `transaction=True`: every method of the route then runs in a
-transaction, savepoints and several statements committed together included.
+trips, docs/operations.md). A GET route whose writes must commit together or follow a read of the same
+transaction (creates a row on first use, keeps what an outside service answered) declares
+`transaction=True`: every method of the route then runs in a transaction, savepoints and several statements
+committed together included. A write of one statement that stands alone (a shared link's visit log line)
+needs none: it commits on its own.
 
 A content route declares the workspace role it needs (docs/teams.md): `role="viewer"` (or a dict per method,
 like `auth`). The service enforces it through core/content/access.py; the route documents the 403

@@ -68,8 +68,9 @@ def link_info(token):
     return public.link_info(token)
 
 
-@public_blp.route("/<token>/diagram", auth=PUBLIC, not_found="Unknown or revoked link",
-                  transaction=True)  # logs the visit
+# The visit's log line is one insert, committed on its own in autocommit like the read before it: no BEGIN or
+# COMMIT round trip (api/blueprint.py).
+@public_blp.route("/<token>/diagram", auth=PUBLIC, not_found="Unknown or revoked link")
 @_public_limit()
 @public_blp.arguments(ShareAccessQuerySchema, location="query")
 @public_blp.arguments(ShareAccessHeaderSchema, location="headers")
