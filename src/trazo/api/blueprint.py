@@ -127,6 +127,11 @@ class Blueprint(flask_smorest.Blueprint):
 
         return decorator
 
+    def arguments(self, schema, *args, **kwargs):
+        """flask-smorest's `arguments`, given a schema instance built once: webargs builds a new one on every
+        request from a schema class (marshmallow's Schema.__init__, per request and argument location)."""
+        return super().arguments(schema() if isinstance(schema, type) else schema, *args, **kwargs)
+
     def _needs(self, func, role):
         """`func` documented with the workspace role it needs (None: no content role)."""
         if role is None:
