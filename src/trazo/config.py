@@ -153,9 +153,15 @@ def _check_outbox(values):
         raise ConfigError("OUTBOX_RETRY_BASE_SECONDS and OUTBOX_MAX_ATTEMPTS must be at least 1")
 
 
+SQLITE_POOL_SIZE = 20
+
+
 def _engine_options(values):
     if values["DATABASE_URL"].startswith("sqlite"):
-        return {"connect_args": {"timeout": 30}}
+        # One worker serves every request (in-memory limits): its pool keeps a connection per concurrent request
+        # instead of opening and closing one (the pragmas, the search function) for each past the 5th.
+        return {"connect_args": {"timeout": 30}, "pool_size": min(values["GUNICORN_THREADS"], SQLITE_POOL_SIZE),
+                "max_overflow": 10}
     # No pre-ping by default: a statement that meets a dead connection is retried once instead
     # (web.Application, docs/operations.md); pre-ping costs a round trip per request.
     return {"pool_pre_ping": values["DATABASE_POOL_PRE_PING"], "pool_size": min(values["GUNICORN_THREADS"], 10),
