@@ -114,9 +114,3 @@ def workspace(user, workspace_id, need):
     """(the workspace `workspace_id`, the caller's role) when that role includes `need` (404 "Workspace not
     found" for a non-member), in one statement."""
     return reach(WORKSPACE, user, workspace_id, need, _("Workspace not found"))
-
-
-def reachable_projects():
-    """A select of (Project, the caller's role) over every workspace of the caller, who is the `user_id`
-    bound parameter (build it once, run it with {"user_id": ...})."""
-    return select(Project, Membership.role).join(Membership, member_of(Project.workspace_id))
