@@ -30,21 +30,23 @@ def _none_or(convert):
     return lambda value: None if value is None else convert(value)
 
 
+def _unless(kind, convert):
+    """`convert` (None kept), skipped for a value already of `kind` (what it would return unchanged)."""
+    return lambda value: value if type(value) is kind or value is None else convert(value)
+
+
 def _mapping(field):
-    key, value = (_converter(inner) if inner is not None else None for inner in (field.key_field, field.value_field))
-    if key is None and value is None:
+    if field.key_field is None and field.value_field is None:
         return _none_or(field.mapping_type)
+    key, value = (_converter(inner) or (lambda item: item) if inner is not None else (lambda item: item)
+                  for inner in (field.key_field, field.value_field))
 
     def convert(mapping):
         if mapping is None:
             return None
-        keys = {name: key(name) if key else name for name in mapping}
         result = field.mapping_type()
         for name, item in mapping.items():
-            if value is not None:
-                result[keys[name]] = value(item)
-            elif name in keys:
-                result[keys[name]] = item
+            result[key(name)] = value(item)
         return result
 
     return convert
@@ -65,13 +67,13 @@ def _converter(field):
     """The function marshmallow's `field` applies to a value it read (its `_serialize`)."""
     kind = type(field)
     if kind is ma.fields.String:
-        return _none_or(ensure_text_type)
+        return _unless(str, ensure_text_type)
     if kind in (ma.fields.Integer, ma.fields.Float):
         if field.as_string:
             raise Unsupported("a number as a string")
-        return _none_or(field.num_type)
+        return _unless(field.num_type, field.num_type)
     if kind in (ma.fields.Boolean, ma.fields.Raw):
-        return lambda value: value
+        return None  # the value as it is
     if kind in (Timestamp, ma.fields.DateTime):
         formatted = kind.SERIALIZATION_FUNCS.get(field.format or kind.DEFAULT_FORMAT)
         if formatted is None:
@@ -83,17 +85,10 @@ def _converter(field):
         return _nested(field)
     if kind is ma.fields.List:
         item = _converter(field.inner)
+        if item is None:
+            return _none_or(list)
         return _none_or(lambda values: [item(value) for value in values])
     raise Unsupported(kind.__name__)
-
-
-def _reader(key):
-    def read(obj):
-        if isinstance(obj, Mapping):
-            return obj[key] if key in obj else MISSING
-        return getattr(obj, key, MISSING)
-
-    return read
 
 
 def compile_dumper(schema):
@@ -105,17 +100,25 @@ def compile_dumper(schema):
             attribute = field.attribute or name
             if "." in attribute or field.dump_default is not MISSING:
                 raise Unsupported(name)
-            plan.append((field.data_key if field.data_key is not None else name, _reader(attribute),
-                         _converter(field)))
+            plan.append((field.data_key if field.data_key is not None else name, attribute, _converter(field)))
     except Unsupported:
         return None
 
     def dump(obj):
+        """A mapping's keys (one that lacks a key leaves it out), else the object's attributes."""
         answer = {}
-        for key, read, convert in plan:
-            value = read(obj)
-            if value is not MISSING:
-                answer[key] = convert(value)
+        if isinstance(obj, Mapping):
+            for key, attribute, convert in plan:
+                try:
+                    value = obj[attribute]
+                except KeyError:
+                    continue
+                answer[key] = value if convert is None else convert(value)
+        else:
+            for key, attribute, convert in plan:
+                value = getattr(obj, attribute, MISSING)
+                if value is not MISSING:
+                    answer[key] = value if convert is None else convert(value)
         return answer
 
     return dump
