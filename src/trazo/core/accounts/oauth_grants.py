@@ -108,16 +108,23 @@ def find_code(text, client):
     return code, grant
 
 
+def _spend_once(column, row_id, grant, reuse):
+    """Stamp `column` (a code's used_at, a refresh token's rotated_at) of the row `row_id` now, in the caller's
+    transaction: True, or False when another request stamped it first, which is a reuse (`reuse`, the audit
+    reason): the grant is revoked."""
+    model = column.class_
+    spent = db.session.execute(update(model).where(model.id == row_id, column.is_(None)).values({column: utcnow()}))
+    if spent.rowcount == 1:
+        return True
+    db.session.rollback()
+    revoke_grant(grant, reuse)
+    return False
+
+
 def use_code(code, grant):
     """Mark a code used, in the caller's transaction (with the tokens it gives): True, or False when another
     request used it first, which is a reuse: the grant is revoked."""
-    used = db.session.execute(update(OAuth2Code).where(OAuth2Code.id == code.id, OAuth2Code.used_at.is_(None))
-                              .values(used_at=utcnow()))
-    if used.rowcount == 1:
-        return True
-    db.session.rollback()
-    revoke_grant(grant, "code_reused")
-    return False
+    return _spend_once(OAuth2Code.used_at, code.id, grant, "code_reused")
 
 
 # -- tokens ----------------------------------------------------------------------------------------
@@ -158,14 +165,7 @@ def find_refresh(text, client):
 def rotate(token, grant):
     """The refresh token was used: it never works again (committed with the next pair). False when another
     request rotated it first, which is a reuse: the family is revoked."""
-    rotated = db.session.execute(update(OAuth2Token).where(OAuth2Token.id == token.id,
-                                                           OAuth2Token.rotated_at.is_(None))
-                                 .values(rotated_at=utcnow()))
-    if rotated.rowcount == 1:
-        return True
-    db.session.rollback()
-    revoke_grant(grant, "refresh_token_reused")
-    return False
+    return _spend_once(OAuth2Token.rotated_at, token.id, grant, "refresh_token_reused")
 
 
 def find_access(text):
