@@ -1,4 +1,5 @@
-"""Where a hot read spends its time: cProfile over the four DB-backed reads of `make bench`, in process.
+"""Where a hot request spends its time: cProfile over the four DB-backed reads of `make bench` and the autosave
+(PUT /diagrams/{id}, a real edit each time), in process.
 
 The service is built by `create_app` with the production settings bench/service.py gives (a fresh database
 at the newest migration, seeded through the API by bench/seed.py under gunicorn), then each route's WSGI
@@ -27,18 +28,22 @@ from werkzeug.test import EnvironBuilder
 from trazo import create_app
 from trazo.extensions import db
 
-from . import floor, seed
+from . import autosave, floor, seed
 from .service import Gunicorn, free_port, production_env, reset_database
 
-ROUTES = ("GET /projects", "GET /projects/{id}", "GET /diagrams/{id}", "GET /shared/{token}/diagram")
+READS = ("GET /projects", "GET /projects/{id}", "GET /diagrams/{id}", "GET /shared/{token}/diagram")
+AUTOSAVE = autosave.ENDPOINT  # every request a real edit (bench/autosave.py); the floor has no writes
+ROUTES = (*READS, AUTOSAVE)
 
 
-def paths(seeded):
+def routes(seeded):
     return {
-        "GET /projects": ("/api/v1/projects", seeded.token),
-        "GET /projects/{id}": (f"/api/v1/projects/{seeded.project_ids[0]}", seeded.token),
-        "GET /diagrams/{id}": (f"/api/v1/diagrams/{seeded.diagram_ids[0]}", seeded.token),
-        "GET /shared/{token}/diagram": (f"/api/v1/shared/{seeded.share_token}/diagram", None),
+        "GET /projects": Requests("/api/v1/projects", seeded.token),
+        "GET /projects/{id}": Requests(f"/api/v1/projects/{seeded.project_ids[0]}", seeded.token),
+        "GET /diagrams/{id}": Requests(f"/api/v1/diagrams/{seeded.diagram_ids[0]}", seeded.token),
+        "GET /shared/{token}/diagram": Requests(f"/api/v1/shared/{seeded.share_token}/diagram", None),
+        # its own diagram (the reads' answers stay as seeded), primed to the size the saves keep
+        AUTOSAVE: Requests(f"/api/v1/diagrams/{seeded.diagram_ids[1]}", seeded.token, edits=True),
     }
 
 
@@ -49,7 +54,7 @@ def call(app, environ):
     def start_response(status, headers, exc_info=None):
         answer["status"] = status
 
-    chunks = app(dict(environ), start_response)
+    chunks = app(environ, start_response)
     try:
         body = b"".join(chunks)
     finally:
@@ -58,10 +63,32 @@ def call(app, environ):
     return answer["status"], body
 
 
-def environ_of(path, token):
+def environ_of(path, token, method="GET", json_body=None):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     headers["X-Forwarded-For"] = "203.0.113.7"
-    return EnvironBuilder(path=path, headers=headers, environ_base={"REMOTE_ADDR": "127.0.0.1"}).get_environ()
+    return EnvironBuilder(path=path, method=method, headers=headers, json=json_body,
+                          environ_base={"REMOTE_ADDR": "127.0.0.1"}).get_environ()
+
+
+class Requests:
+    """The environs of one route: the same read again and again, or (`edits`) an autosave whose content
+    changes on every request, one line stamped with a counter as bench/lua/autosave.lua does. Each batch
+    is built before it is timed (a body is read once)."""
+
+    def __init__(self, path, token, edits=False):
+        self.path, self.token, self.edits, self.saves = path, token, edits, 0
+        self.revisions = [0] * autosave.LINES
+        self.read = None if edits else environ_of(path, token)
+
+    def one(self):
+        if not self.edits:
+            return dict(self.read)
+        self.saves += 1
+        self.revisions[(self.saves - 1) % autosave.LINES] = self.saves
+        return environ_of(self.path, self.token, "PUT", {"content": autosave.content(self.revisions)})
+
+    def batch(self, count):
+        return [self.one() for _ in range(count)]
 
 
 class StatementCounter:
@@ -77,43 +104,48 @@ class StatementCounter:
             print(f"  SQL {statement}\n      {parameters!r}")
 
 
-def warm(app, environ):
-    for _ in range(200):  # statement caches, pools, lazy imports
+def warm(app, route):
+    for environ in route.batch(200):  # statement caches, pools, lazy imports
         call(app, environ)
 
 
-def mean_us(app, environ, requests):
+def mean_us(app, route, requests):
+    environs = route.batch(requests)
     started = time.perf_counter()
-    for _ in range(requests):
+    for environ in environs:
         call(app, environ)
     return (time.perf_counter() - started) / requests * 1e6
 
 
-def floor_of(name, environ, requests, service_body):
-    """bench/floor.py's wall time on the same request, and whether its body parses to the service's."""
-    status, body = call(floor.app, environ)
+def floor_of(name, route, requests, service_body):
+    """bench/floor.py's wall time on the same request, and whether its body parses to the service's
+    (None, None for a write: the floor only reads)."""
+    if route.edits:
+        return None, None
+    status, body = call(floor.app, route.one())
     if not status.startswith("200"):
         raise RuntimeError(f"the floor answered {name} with {status}: {body[:300]!r}")
-    warm(floor.app, environ)
-    return mean_us(floor.app, environ, requests), json.loads(body) == json.loads(service_body)
+    warm(floor.app, route)
+    return mean_us(floor.app, route, requests), json.loads(body) == json.loads(service_body)
 
 
-def measure(app, counter, name, environ, requests, top, save=None):
+def measure(app, counter, name, route, requests, top, save=None):
     counter.show = True
     print(f"\n## {name}: the statements of one request")
-    status, body = call(app, environ)
+    status, body = call(app, route.one())
     counter.show = False
     print(f"  body {body.decode()[:1500]}")
     if not status.startswith("200"):
         raise RuntimeError(f"{name} answered {status}: {body[:300]!r}")
-    warm(app, environ)
+    warm(app, route)
     before = counter.count
-    service_us = mean_us(app, environ, requests)
+    service_us = mean_us(app, route, requests)
     statements = (counter.count - before) / requests
-    floor_us, same_body = floor_of(name, environ, requests, body)
+    floor_us, same_body = floor_of(name, route, requests, body)
+    environs = route.batch(requests)
     profiler = cProfile.Profile()
     profiler.enable()
-    for _ in range(requests):
+    for environ in environs:
         call(app, environ)
     profiler.disable()
     if save:
@@ -122,11 +154,12 @@ def measure(app, counter, name, environ, requests, top, save=None):
     stats = pstats.Stats(profiler, stream=report)
     stats.sort_stats("tottime").print_stats(top)
     stats.sort_stats("cumulative").print_stats(top)
-    print(f"\n## {name}: {service_us:.0f} us per request (wall, no profiler; the floor {floor_us:.0f} us), "
+    floor_text = "no floor" if floor_us is None else f"the floor {floor_us:.0f} us"
+    print(f"\n## {name}: {service_us:.0f} us per request (wall, no profiler; {floor_text}), "
           f"{statements:g} statements, {len(body)} bytes\n", flush=True)
     print(report.getvalue().replace(" " * 8, " "))
-    return {"route": name, "service_us": round(service_us), "floor_us": round(floor_us), "statements": statements,
-            "same_body": same_body}
+    return {"route": name, "service_us": round(service_us), "floor_us": floor_us and round(floor_us),
+            "statements": statements, "same_body": same_body}
 
 
 def main():
@@ -146,22 +179,23 @@ def main():
     service = Gunicorn(env)
     try:
         seeded = seed.seed(service.base_url, projects=20, diagrams_per_project=20, big_project=0)
+        autosave.prime(service.base_url, seeded.token, seeded.diagram_ids[1:2])
     finally:
         service.stop()
     os.environ.update(env)  # the floor reads its settings there
     app = create_app(env=env)
     with app.app_context():
         counter = StatementCounter(db.engine)
-    summary = []
+    summary, requests_of = [], routes(seeded)
     for name in args.routes.split(","):
-        path, token = paths(seeded)[name.strip()]
-        summary.append(measure(app, counter, name.strip(), environ_of(path, token), args.requests, args.top,
+        summary.append(measure(app, counter, name.strip(), requests_of[name.strip()], args.requests, args.top,
                                args.save))
     print("\n| route | service us | floor us | floor/service | statements | the floor's body parses the same |\n"
           "|---|---:|---:|---:|---:|---|")
     for row in summary:
-        print(f"| {row['route']} | {row['service_us']} | {row['floor_us']} | "
-              f"{row['floor_us'] / row['service_us']:.2f} | {row['statements']:g} | {row['same_body']} |")
+        ratio = "-" if row["floor_us"] is None else f"{row['floor_us'] / row['service_us']:.2f}"
+        print(f"| {row['route']} | {row['service_us']} | {row['floor_us'] or '-'} | {ratio} | "
+              f"{row['statements']:g} | {'-' if row['same_body'] is None else row['same_body']} |")
 
 
 if __name__ == "__main__":

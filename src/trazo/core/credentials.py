@@ -3,6 +3,11 @@ claims (verified by flask-jwt-extended), a personal access token (`Bearer trz_..
 and the user id either names. auth.py turns them into the current user and its refusals; the rate-limit
 keys read `token_subject`, the render fairness keys (core/content/rendering.py) `client_keys` (docs/api.md,
 "Authentication and tokens")."""
+import time
+from datetime import timedelta
+from functools import lru_cache
+from types import MappingProxyType
+
 import jwt as pyjwt
 from flask import g, request
 from flask_jwt_extended import verify_jwt_in_request
@@ -12,6 +17,9 @@ from flask_jwt_extended.exceptions import NoAuthorizationError
 from ..ratelimit import client_address
 from .accounts import oauth_grants, personal_tokens
 from .accounts.session_tokens import access_key, is_bound_access_token
+
+# Session tokens whose signature and fixed claims were verified, per process (least recently used dropped).
+VERIFIED_TOKENS = 2048
 
 
 def session_token_claims():
@@ -38,24 +46,43 @@ def session_token_claims():
 
 def _valid_session_claims():
     """The claims of the request's session token when it is sent as `Authorization: Bearer <token>` alone
-    and the extension would accept it, read with one PyJWT decode (the extension reads a token four times);
-    else None, for the extension to decide. The same PyJWT call with the extension's settings and our key,
-    then the checks the extension and auth.py's verification loader make: the identity claim, type "access",
-    an expiry and the password binding (docs/api.md, "Authentication and tokens")."""
+    and the extension would accept it; else None, for the extension to decide (and word the refusal).
+
+    The same PyJWT decode with the extension's settings and our key, then the checks the extension and
+    auth.py's verification loader make: the identity claim, type "access", an expiry and the password
+    binding (docs/api.md, "Authentication and tokens"). What never changes for a given token and key (its
+    signature, algorithm, audience, issuer, not-before and those claims) is verified once per process
+    (`_verified_claims`); its expiry is checked on every request."""
     header = request.headers.get(jwt_config.header_name, "")
     parts = header.split()
     if (request.method in jwt_config.exempt_methods or len(parts) != 2 or parts[0] != jwt_config.header_type
             or "," in header or header != f"{parts[0]} {parts[1]}"):
         return None
+    leeway = jwt_config.leeway
+    leeway = leeway.total_seconds() if isinstance(leeway, timedelta) else leeway
+    audience = jwt_config.decode_audience
     try:
-        claims = pyjwt.decode(parts[1], access_key(), algorithms=jwt_config.decode_algorithms,
-                              audience=jwt_config.decode_audience, issuer=jwt_config.decode_issuer,
-                              leeway=jwt_config.leeway,
-                              options={"verify_aud": jwt_config.decode_audience is not None,
-                                       "verify_sub": jwt_config.verify_sub})
+        claims = _verified_claims(parts[1], access_key(), tuple(jwt_config.decode_algorithms),
+                                  tuple(audience) if isinstance(audience, list) else audience,
+                                  jwt_config.decode_issuer, leeway, jwt_config.verify_sub,
+                                  jwt_config.identity_claim_key)
     except pyjwt.PyJWTError:
         return None
-    return claims if jwt_config.identity_claim_key in claims and is_bound_access_token(claims) else None
+    if claims is None or claims["exp"] <= time.time() - leeway:  # expired: PyJWT's own comparison
+        return None
+    return dict(claims)
+
+
+@lru_cache(maxsize=VERIFIED_TOKENS)
+def _verified_claims(token, key, algorithms, audience, issuer, leeway, verify_sub, identity_claim):
+    """The claims of `token` (read-only) when everything but its expiry verifies and it is a bound access
+    token with an integer expiry, else None; PyJWT's refusals raise, and are not kept."""
+    claims = pyjwt.decode(token, key, algorithms=list(algorithms), audience=audience, issuer=issuer, leeway=leeway,
+                          options={"verify_exp": False, "verify_aud": audience is not None, "verify_sub": verify_sub})
+    exp = claims.get("exp")
+    if identity_claim not in claims or not is_bound_access_token(claims) or type(exp) is not int:
+        return None
+    return MappingProxyType(claims)
 
 
 def bearer_text():

@@ -205,6 +205,33 @@ def test_expired_wrong_type_and_stale_tokens_are_401(app, user):
     assert user.get("/users/me", token=fresh).status_code == 200
 
 
+def test_a_token_accepted_before_is_refused_once_it_expires(app, user):
+    """A verified token is remembered per process (core/credentials.py); its expiry is checked every time."""
+    with app.test_request_context():
+        account = db.session.get(User, user.id)
+        _next_second()
+        issued = int(time.time())  # the expiry is a whole second: issued + 2
+        short = create_access_token(identity=user.id, expires_delta=timedelta(seconds=2),
+                                    additional_claims={"pca": int(account.password_changed_at.timestamp())})
+    assert user.get("/users/me", token=short).status_code == 200
+    assert user.get("/projects", token=short).status_code == 200
+    time.sleep(max(0.0, issued + 2.05 - time.time()))
+    assert error_detail(user.get("/users/me", token=short), 401) == "Token has expired"
+    assert error_detail(user.get("/projects", token=short, lang="es"), 401) == "El token ha expirado"
+
+
+def test_a_remembered_token_is_refused_once_its_signature_is_altered(app, user):
+    assert user.get("/users/me").status_code == 200
+    header, payload, signature = user.token.split(".")
+    claims = pyjwt.decode(user.token, options={"verify_signature": False})
+    other = pyjwt.encode({**claims, "sub": "someone-else"}, "not-our-key-but-long-enough-for-hs256",
+                         algorithm="HS256").split(".")
+    for forged in (f"{header}.{other[1]}.{signature}", f"{header}.{payload}.{other[2]}",
+                   f"{header}.{payload}.{signature[:-2]}"):
+        assert error_detail(user.get("/users/me", token=forged), 401) == "Could not validate credentials"
+    assert user.get("/users/me").status_code == 200
+
+
 # -- profile ---------------------------------------------------------------------------
 
 def test_me_reads_and_updates_the_profile(user):
