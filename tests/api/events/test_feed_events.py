@@ -431,24 +431,21 @@ def test_a_refused_save_publishes_nothing(team, feeds, configure):
 
 def test_an_overtaken_save_publishes_only_what_its_retry_committed(team, feeds, monkeypatch):
     """A save whose UPDATE finds another version than the one it read is rolled back and run again
-    (core/history/changes.retrying). A move into a folder records its event before the commit writes the
-    row, so the first attempt's event is pending when its commit fails: it goes with the rollback, and only
-    the retry's is published (one diagram.moved, not two)."""
+    (core/history/changes.retrying): the overtaken attempt records no event (a save records its event once
+    its UPDATE found the version it read), and only the retry's is published (one diagram.moved, not two)."""
     folder = create_folder(team.owner, team.project["id"], name="Target")
     real_write = changes.write_change
     overtaken, writes = [], []
 
-    def write_then_overtake(diagram, data, history, ignored=frozenset()):
+    def overtake_then_write(diagram, data, history, ignored=frozenset()):
         writes.append(data)
-        real_write(diagram, data, history, ignored)
         if not overtaken:  # the row's version moves under this attempt: its UPDATE will find no row
-            overtaken.append(diagram.version)
-            with db.session.no_autoflush:
-                db.session.execute(update(Diagram).where(Diagram.id == diagram.id)
-                                   .values(version=Diagram.version + 1)
-                                   .execution_options(synchronize_session=False))
+            overtaken.append(diagram.version + 1)
+            db.session.execute(update(Diagram).where(Diagram.id == diagram.id).values(version=Diagram.version + 1)
+                               .execution_options(synchronize_session=False))
+        real_write(diagram, data, history, ignored)
 
-    monkeypatch.setattr(changes, "write_change", write_then_overtake)
+    monkeypatch.setattr(changes, "write_change", overtake_then_write)
     on_diagram, on_workspace = feeds()
     saved = _ok(team["editor"].put(f"/diagrams/{team.diagram['id']}", json={"folder_id": folder["id"]}))
     assert overtaken == [2] and saved["version"] == 2  # the overtaking bump went with the rollback

@@ -3,7 +3,6 @@
 Every change of a diagram's title, type or content is recorded in its history, and a write that names
 the version it was based on (If-Match, expected_version) is refused when that version is no longer
 current (core/history/changes.py, docs/history.md)."""
-from types import SimpleNamespace
 
 from flask_babel import gettext as _
 from sqlalchemy import delete, select
@@ -109,17 +108,8 @@ def _update_diagram(user, diagram_id, data, if_match, source):
 
     saved = save_change(user, diagram_id, fields, source, if_match=if_match, expected_version=expected_version,
                         ignored=PRESENTATION_FIELDS)
-    return _committed(saved.diagram)
-
-
-def _committed(diagram):
-    """Commit, and answer with the diagram's values as written: the commit expires the row, and dumping it
-    would read it back (one more statement on every autosave). Its open comment count was read with it
-    (core/history/revisions.open_diagram)."""
-    values = SimpleNamespace(**{column.key: getattr(diagram, column.key) for column in Diagram.__mapper__.column_attrs})
-    values.open_comment_count = diagram.open_comment_count
     db.session.commit()
-    return values
+    return saved.diagram  # the row as written, with its open comment count (core/history/revisions.EditedDiagram)
 
 
 def delete_diagram(user, diagram_id):

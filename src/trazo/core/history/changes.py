@@ -5,8 +5,9 @@ PUT, a file PUT, a sync or a restore, goes through `save_change` inside `retryin
     content's cap → plan (core/history/revisions.py) → storage quota → write (attributes, version,
     history); the caller commits.
 
-The diagram's UPDATE names the version read, so a save another one overtook fails with StaleDataError and
-`retrying` reads and plans it again, checking its If-Match against the newer version.
+The diagram is read and written as a Core row (revisions.EditedDiagram), not an ORM object. Its UPDATE names
+the version read, so a save another one overtook fails with StaleDataError and `retrying` reads and plans it
+again, checking its If-Match against the newer version.
 """
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -81,22 +82,30 @@ def content_growth(diagram, data):
 
 
 def write_change(diagram, data, history, ignored=frozenset()):
-    """Set the attributes of `data`, move the version when one outside `ignored` really changes, and write
-    the planned history (after the attributes, as Change.apply needs). Nothing is committed."""
-    edited = any(getattr(diagram, key) != value for key, value in data.items() if key not in ignored)
-    for key, value in data.items():
-        setattr(diagram, key, value)
-    if edited:
-        bump_version(diagram)
+    """Write the keys of `data` that change (with the sizes of the measured ones) to the EditedDiagram, the
+    version moving when one outside `ignored` changes, then the planned history: the diagram's UPDATE, which
+    checks the version read, comes first. Nothing is written when nothing changes; nothing is committed."""
+    values = {key: value for key, value in data.items() if getattr(diagram, key) != value}
+    values.update({f"{name}_size": utf8_size(values[name]) for name in MEASURED_FIELDS if name in values})
+    if any(key not in ignored for key in data if key in values):
+        values["version"], values["updated_at"] = next_version(diagram)
+    if history and history.storage_delta:
+        values["history_size"] = (diagram.history_size or 0) + history.storage_delta
+    if values:
+        diagram.write_row(values)
     if history:
         history.apply()
 
 
+def next_version(diagram, at=None):
+    """(version, updated_at) of a change of more than the presentation: a new version (the ETag), edit time."""
+    return (diagram.version or 1) + 1, at or utcnow()
+
+
 def bump_version(diagram, at=None):
-    """A save that changes more than the presentation: a new version (the ETag) and edit time. The row's
-    UPDATE still names the version read, so a save that another one overtook fails (`retrying`)."""
-    diagram.version = (diagram.version or 1) + 1
-    diagram.updated_at = at or utcnow()
+    """The next version on an ORM-loaded diagram (a move). Its UPDATE names the version read (the mapper's
+    version column), so a save that another one overtook fails (`retrying`)."""
+    diagram.version, diagram.updated_at = next_version(diagram, at)
 
 
 def retrying(operation, attempts=3):

@@ -36,28 +36,51 @@ AMENDABLE_SOURCES = frozenset({SOURCE_EDIT, SOURCE_API})
 MEASURED_FIELDS = ("content", "description")  # the diagram columns whose sizes count in the storage quota
 COMPRESSION_LEVEL = 6
 TEXT_ENCODING = ("utf-8", "surrogatepass")
+DIAGRAMS, REVISIONS = Diagram.__table__, DiagramRevision.__table__
 # What plan_change reads of the two newest revisions (the content serves only the older one's).
-HEAD_COLUMNS = (DiagramRevision.id, DiagramRevision.number, DiagramRevision.label, DiagramRevision.source,
-                DiagramRevision.author_id, DiagramRevision.created_at, DiagramRevision.stored_size,
-                DiagramRevision.content)
-# The statements of every save, built once (building them costs more than running them on SQLite).
-_NEWEST = (select(func.max(DiagramRevision.number)).where(DiagramRevision.diagram_id == Diagram.id)
-           .correlate(Diagram).scalar_subquery())
-OPEN_DIAGRAM = (select(Diagram, Membership.role, Workspace.billing_owner_id, OPEN_COMMENT_COUNT, COMMENTED,
-                       Workspace.id, *HEAD_COLUMNS)
-                .join(Project, Project.id == Diagram.project_id)
-                .join(Workspace, Workspace.id == Project.workspace_id)
-                .join(Membership, and_(Membership.workspace_id == Workspace.id,
-                                       Membership.user_id == bindparam("user_id")))
-                .outerjoin(DiagramRevision, and_(DiagramRevision.diagram_id == Diagram.id,
-                                                 DiagramRevision.number >= _NEWEST - 1))
-                .where(Diagram.id == bindparam("diagram_id"))
-                .order_by(DiagramRevision.number.desc()))
+HEAD_COLUMNS = (REVISIONS.c.id, REVISIONS.c.number, REVISIONS.c.label, REVISIONS.c.source, REVISIONS.c.author_id,
+                REVISIONS.c.created_at, REVISIONS.c.stored_size, REVISIONS.c.content)
+# The statements of every save, built once (building them costs more than running them on SQLite), run as
+# Core statements on the session's connection: a save loads no ORM object (docs/history.md).
+_NEWEST = (select(func.max(REVISIONS.c.number)).where(REVISIONS.c.diagram_id == DIAGRAMS.c.id)
+           .correlate(DIAGRAMS).scalar_subquery())
+_WORKSPACES, _MEMBERS = Workspace.__table__, Membership.__table__
+OPEN_DIAGRAM = (select(*DIAGRAMS.c, _MEMBERS.c.role, _WORKSPACES.c.billing_owner_id, OPEN_COMMENT_COUNT, COMMENTED,
+                       _WORKSPACES.c.id, *HEAD_COLUMNS)
+                .join(Project.__table__, Project.__table__.c.id == DIAGRAMS.c.project_id)
+                .join(_WORKSPACES, _WORKSPACES.c.id == Project.__table__.c.workspace_id)
+                .join(_MEMBERS, and_(_MEMBERS.c.workspace_id == _WORKSPACES.c.id,
+                                     _MEMBERS.c.user_id == bindparam("user_id")))
+                .outerjoin(REVISIONS, and_(REVISIONS.c.diagram_id == DIAGRAMS.c.id, REVISIONS.c.number >= _NEWEST - 1))
+                .where(DIAGRAMS.c.id == bindparam("diagram_id"))
+                .order_by(REVISIONS.c.number.desc()))
+DIAGRAM_FIELDS = tuple(column.key for column in DIAGRAMS.c)
+_HEAD_AT = len(DIAGRAM_FIELDS) + 5  # where a row's revision columns start
+# A save's UPDATE sets the columns its parameters name, where the diagram still has the version read.
+WRITE_DIAGRAM = update(DIAGRAMS).where(DIAGRAMS.c.id == bindparam("diagram_id"),
+                                       DIAGRAMS.c.version == bindparam("read_version"))
 AMENDED_COLUMNS = ("title", "diagram_type", "content", "content_size", "stored_size", "content_hash", "lines_added",
                    "lines_removed", "updated_at")
-AMEND_REVISION = (update(DiagramRevision).where(DiagramRevision.id == bindparam("revision_id"),
-                                                 DiagramRevision.label.is_(None))
+AMEND_REVISION = (update(REVISIONS).where(REVISIONS.c.id == bindparam("revision_id"), REVISIONS.c.label.is_(None))
                   .values({name: bindparam(f"new_{name}") for name in AMENDED_COLUMNS}))
+PRUNE_REVISIONS = delete(REVISIONS).where(REVISIONS.c.id.in_(bindparam("revision_ids", expanding=True)))
+
+
+class EditedDiagram:
+    """A diagram's row as a save reads and changes it: its columns as attributes, and its open comment count.
+    Not an ORM object: the save writes it with one UPDATE (`write_row`), so nothing of it is flushed later."""
+
+    def __init__(self, values):
+        self.__dict__.update(values)
+
+    def write_row(self, values):
+        """Set `values` (columns and their new values) in the database and here; the UPDATE names the version
+        read, so a save that another one overtook raises StaleDataError (`retrying` reads it again)."""
+        written = db.session.connection().execute(WRITE_DIAGRAM, {"diagram_id": self.id, "read_version": self.version,
+                                                                  **values})
+        if written.rowcount != 1:
+            raise StaleDataError(f"diagram {self.id} was saved by another request")
+        self.__dict__.update(values)
 
 
 @dataclass(frozen=True)
@@ -115,7 +138,6 @@ def new_revision(diagram_id, number, state, author_id, source, previous_content,
 class Change:
     """A planned change of a diagram's history: apply() writes it in the caller's transaction."""
 
-    diagram: object
     new: list = field(default_factory=list)  # revisions to insert, oldest first
     amended_id: str | None = None  # the revision an autosave amends...
     amended_columns: dict = field(default_factory=dict)  # ...with these values
@@ -143,15 +165,14 @@ class Change:
         return content_growth + self.counted_delta
 
     def apply(self):
-        """Write the change; call it after the diagram's own attributes are set. The diagram's row is written
-        first, with its version check, so an overtaken save writes no revision."""
-        self.diagram.history_size = (self.diagram.history_size or 0) + self.storage_delta
-        db.session.flush()
+        """Write the revisions; call it once the diagram's row is written (`write_change`), with its version
+        check, so an overtaken save writes no revision."""
+        connection = db.session.connection()
         if self.pruned:
-            db.session.execute(delete(DiagramRevision).where(DiagramRevision.id.in_([i for i, _ in self.pruned])))
+            connection.execute(PRUNE_REVISIONS, {"revision_ids": [revision_id for revision_id, _ in self.pruned]})
         if self.amended_id is not None:
             values = {f"new_{name}": value for name, value in self.amended_columns.items()}
-            amended = db.session.execute(AMEND_REVISION, {"revision_id": self.amended_id, **values})
+            amended = connection.execute(AMEND_REVISION, {"revision_id": self.amended_id, **values})
             if amended.rowcount != 1:  # named meanwhile: a labelled revision is never amended
                 raise StaleDataError(f"revision {self.amended_id} was labelled during the save")
         db.session.add_all(self.new)
@@ -208,19 +229,22 @@ class Editing:
 
 
 def open_diagram(user, diagram_id):
-    """The diagram with its two newest revisions and the account its plan limits (core/workspaces/
-    billing.py), read in one statement: NotFound when the caller is no member of its workspace, 403
-    insufficient_role below editor. Nothing is locked: the diagram's UPDATE checks that the version read is
-    still current before any revision is written (Change.apply), else the save is read and planned again
-    (`retrying`). (A row lock would not do: a SELECT ... FOR UPDATE that waited returns the newer diagram row
-    with the revisions of its older snapshot.)"""
-    rows = db.session.execute(OPEN_DIAGRAM, {"diagram_id": str(diagram_id), "user_id": user.id}).all()
+    """The diagram (an EditedDiagram) with its two newest revisions and the account its plan limits
+    (core/workspaces/billing.py), read in one statement: NotFound when the caller is no member of its
+    workspace, 403 insufficient_role below editor. Nothing is locked: the diagram's UPDATE checks that the
+    version read is still current before any revision is written (`write_change`), else the save is read and
+    planned again (`retrying`). (A row lock would not do: a SELECT ... FOR UPDATE that waited returns the newer
+    diagram row with the revisions of its older snapshot.)"""
+    rows = db.session.connection().execute(OPEN_DIAGRAM, {"diagram_id": str(diagram_id), "user_id": user.id}).all()
     if not rows:
         raise NotFound(_("Diagram not found"))
-    diagram, role, billing_owner_id, diagram.open_comment_count, commented, workspace_id = rows[0][:6]
-    ensure_role(role, EDITOR)  # (the open comment count answers the save)
-    return Editing(diagram, [Head(*row[6:]) for row in rows if row[6] is not None], payer(user, billing_owner_id),
-                   bool(commented), workspace_id)
+    first = rows[0]
+    role, billing_owner_id, open_comment_count, commented, workspace_id = first[len(DIAGRAM_FIELDS):_HEAD_AT]
+    ensure_role(role, EDITOR)
+    diagram = EditedDiagram({**dict(zip(DIAGRAM_FIELDS, first, strict=False)),
+                             "open_comment_count": open_comment_count})  # (it answers the save)
+    return Editing(diagram, [Head(*row[_HEAD_AT:]) for row in rows if row[_HEAD_AT] is not None],
+                   payer(user, billing_owner_id), bool(commented), workspace_id)
 
 
 def plan_change(editing, after, author_id, source, limit_of, at=None):
@@ -232,7 +256,7 @@ def plan_change(editing, after, author_id, source, limit_of, at=None):
     if after == before:
         return None
     at = at or utcnow()
-    change = Change(diagram)
+    change = Change()
     if newest_two and _coalesces(newest_two[0], author_id, source, at):
         newest = newest_two[0]
         previous = decompress(newest_two[1].content) if len(newest_two) > 1 else ""
