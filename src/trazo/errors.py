@@ -296,7 +296,8 @@ def internal_error(error):
 
 
 def found_or_404(row, message):
-    """`row`, or a 404 with `message` when the lookup found nothing (never 403: no existence leak)."""
+    """`row`, or a 404 with `message` (marked with N_, translated only then) when the lookup found nothing
+    (never 403: no existence leak). A found row costs no translation lookup."""
     if row is None:
-        raise NotFound(message)
+        raise NotFound(_(message))
     return row

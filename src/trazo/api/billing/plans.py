@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from ...core.billing.money import to_minor
 from ...core.billing.payments import optional_gateway, release_connection
 from ...core.billing.plans import find_free_plan, free_plan
-from ...errors import BadRequest, Conflict, NotFound, found_or_404
+from ...errors import N_, BadRequest, Conflict, NotFound, found_or_404
 from ...extensions import db
 from ...models import User
 from ...models.base import new_id, utcnow
@@ -80,7 +80,7 @@ def list_all_plans():
 
 
 def plan_or_404(plan_id):
-    return found_or_404(db.session.get(Plan, str(plan_id)), _("Plan not found"))
+    return found_or_404(db.session.get(Plan, str(plan_id)), N_("Plan not found"))
 
 
 # -- administration ---------------------------------------------------------------------

@@ -5,7 +5,7 @@ from flask_babel import gettext as _
 from sqlalchemy import and_, delete, func, select
 
 from ...core.content import access
-from ...errors import BadRequest, found_or_404
+from ...errors import N_, BadRequest, found_or_404
 from ...extensions import db
 from ...models.chat import ROLE_ASSISTANT, ChatMessage, ChatSession
 from ...models.content import Diagram, Project
@@ -37,7 +37,7 @@ def owned_session(user, session_id):
                                           .join(Membership, and_(Membership.workspace_id == Project.workspace_id,
                                                                  Membership.user_id == user.id))
                                           .where(ChatSession.id == str(session_id), ChatSession.user_id == user.id)),
-                        _("Chat session not found"))
+                        N_("Chat session not found"))
 
 
 def may_follow(user_id, session_id):
@@ -56,7 +56,7 @@ def owned_message(user, session_id, message_id):
     session = owned_session(user, session_id)
     return found_or_404(db.session.scalar(select(ChatMessage).where(ChatMessage.id == str(message_id),
                                                                     ChatMessage.session_id == session.id)),
-                        _("Message not found"))
+                        N_("Message not found"))
 
 
 def _message_counts(session_ids):

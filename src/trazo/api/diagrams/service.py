@@ -18,7 +18,7 @@ from ...core.events.publish import DIAGRAM_CREATED, DIAGRAM_MOVED, diagram_event
 from ...core.history.changes import bump_version, ensure_version, retrying, save_change, version_etag
 from ...core.history.revisions import start_history
 from ...core.workspaces.billing import project_payer
-from ...errors import found_or_404
+from ...errors import N_, found_or_404
 from ...extensions import db
 from ...models.base import new_id, utcnow
 from ...models.content import Diagram, Project, default_user_preferences
@@ -76,7 +76,7 @@ def create_diagram(user, project_id, data):
 def get_diagram(user, diagram_id):
     """The diagram joined with the caller's membership and its open comment count, in one statement (a
     mapping DiagramSchema dumps, core/content/projects.py), with its ETag."""
-    row = found_or_404(read_diagram(user.id, diagram_id), _("Diagram not found"))
+    row = found_or_404(read_diagram(user.id, diagram_id), N_("Diagram not found"))
     access.ensure_role(row["role"], VIEWER)
     return row, {"ETag": version_etag(row["version"])}
 

@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from ...core import crypto
 from ...core.accounts import audit
 from ...core.vendors import PAYMENT, decrypted_config
-from ...errors import BadRequest, Conflict, found_or_404
+from ...errors import N_, BadRequest, Conflict, found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.security import IntegrationVendor
@@ -55,7 +55,7 @@ def _slot(vendor):
 
 
 def _get(vendor_id):
-    return found_or_404(db.session.get(IntegrationVendor, vendor_id), _("Vendor configuration not found"))
+    return found_or_404(db.session.get(IntegrationVendor, vendor_id), N_("Vendor configuration not found"))
 
 
 def _audit(admin, event, vendor, **details):

@@ -10,7 +10,7 @@ from sqlalchemy import func, or_, select
 
 from ...core.accounts import audit, factors
 from ...core.billing.plans import FREE_PLAN_NAME
-from ...errors import found_or_404
+from ...errors import N_, found_or_404
 from ...extensions import db
 from ...models import User
 from ...models.ai import AIProvider
@@ -108,7 +108,7 @@ def list_users(page, page_size, search):
 
 def reset_mfa(admin, user_id):
     """Turn every factor of a user off (lost phone and recovery codes)."""
-    target = found_or_404(db.session.get(User, user_id), _("User not found"))
+    target = found_or_404(db.session.get(User, user_id), N_("User not found"))
     if not target.mfa_enabled and not target.mfa_methods:
         return {"message": _("The user does not have MFA enabled")}
     factors.forget_everything(target)

@@ -12,7 +12,7 @@ from ...core.events.publish import PROJECT_CREATED, PROJECT_DELETED, project_eve
 from ...core.workspaces.billing import workspace_payer
 from ...core.workspaces.personal import personal_workspace_id
 from ...core.workspaces.transfer import transfer_project as move_to_workspace
-from ...errors import found_or_404
+from ...errors import N_, found_or_404
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import DEFAULT_PROJECT_EMOJI, Diagram, Project
@@ -41,7 +41,7 @@ def create_project(user, data):
 def project_tree(user, project_id):
     """The project with its folders (each with its diagrams) and its root diagrams, in two queries: the
     project joined with its folders, then its diagrams (docs/operations.md, round trips)."""
-    role, tree = found_or_404(read_tree(user.id, project_id), _("Project not found"))
+    role, tree = found_or_404(read_tree(user.id, project_id), N_("Project not found"))
     access.ensure_role(role, VIEWER)
     return tree
 

@@ -5,7 +5,7 @@ from flask_babel import gettext as _
 from sqlalchemy import func, select
 
 from ...core.content import access
-from ...errors import found_or_404
+from ...errors import N_, found_or_404
 from ...extensions import db
 from ...models.ai import PromptHistory
 from ...models.base import utcnow
@@ -65,7 +65,7 @@ def save_prompt(user, prompt_text, operation_type, diagram_id=None):
 def delete_prompt(user, entry_id):
     entry = found_or_404(db.session.scalar(select(PromptHistory).where(PromptHistory.id == str(entry_id),
                                                                        PromptHistory.user_id == user.id)),
-                         _("Prompt history entry not found"))
+                         N_("Prompt history entry not found"))
     db.session.delete(entry)
     db.session.commit()
     return {"message": _("Prompt history entry deleted successfully")}

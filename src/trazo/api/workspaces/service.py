@@ -6,7 +6,7 @@ from sqlalchemy import func, select
 from ...core.content import access
 from ...core.workspaces import roles, teams
 from ...core.workspaces.listing import listed
-from ...errors import found_or_404
+from ...errors import N_, found_or_404
 from ...extensions import db
 from ...models import User
 from ...models.workspaces import ADMIN, VIEWER, Membership, WorkspaceEvent
@@ -18,7 +18,7 @@ def list_workspaces(user):
 
 
 def get_workspace(user, workspace_id):
-    return found_or_404(next(iter(listed(user, workspace_id)), None), _("Workspace not found"))
+    return found_or_404(next(iter(listed(user, workspace_id)), None), N_("Workspace not found"))
 
 
 def create_workspace(user, name):

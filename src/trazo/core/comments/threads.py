@@ -9,7 +9,7 @@ workspace's billing owner. Nothing here commits: the API service owns the transa
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, func, select
 
-from ...errors import Conflict, Forbidden, ValidationFailed
+from ...errors import N_, Conflict, Forbidden, ValidationFailed
 from ...extensions import db
 from ...models import User
 from ...models.base import utcnow
@@ -32,7 +32,7 @@ COMMENT = (select(Comment, Diagram, Project.workspace_id, Membership.role)
 
 def _reach(user, comment_id, need):
     """(comment, diagram, workspace_id, role): 404 for a non-member, 403 below `need`."""
-    return access.reach(COMMENT, user, comment_id, need, _("Comment not found"))
+    return access.reach(COMMENT, user, comment_id, need, N_("Comment not found"))
 
 
 def _root_only(comment):

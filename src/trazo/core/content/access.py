@@ -9,7 +9,7 @@ api/blueprint.py) and the role matrix test holds them equal.
 from flask_babel import gettext as _
 from sqlalchemy import and_, bindparam, select
 
-from ...errors import Forbidden, found_or_404
+from ...errors import N_, Forbidden, found_or_404
 from ...extensions import db
 from ...models.content import Diagram, Folder, Project
 from ...models.sharing import SharedLink
@@ -59,27 +59,27 @@ def _reach(statement, user, object_id, need, message):
 
 def project(user, project_id, need):
     """The project `project_id` when the caller's role in its workspace includes `need`."""
-    return _reach(PROJECT, user, project_id, need, _("Project not found"))
+    return _reach(PROJECT, user, project_id, need, N_("Project not found"))
 
 
 def folder(user, folder_id, need):
     """The folder `folder_id` when the caller's role in its project's workspace includes `need`."""
-    return _reach(FOLDER, user, folder_id, need, _("Folder not found"))
+    return _reach(FOLDER, user, folder_id, need, N_("Folder not found"))
 
 
 def diagram(user, diagram_id, need):
     """The diagram `diagram_id` when the caller's role in its project's workspace includes `need`."""
-    return _reach(DIAGRAM, user, diagram_id, need, _("Diagram not found"))
+    return _reach(DIAGRAM, user, diagram_id, need, N_("Diagram not found"))
 
 
 def diagram_id(user, diagram_id, need):
     """The id of the diagram `diagram_id` (nothing else is read, its texts included), as `diagram`."""
-    return _reach(DIAGRAM_ID, user, diagram_id, need, _("Diagram not found"))
+    return _reach(DIAGRAM_ID, user, diagram_id, need, N_("Diagram not found"))
 
 
 def target_project(user, project_id, need):
     """`project` for a project named in a body (a move's target): 404 "Target project not found"."""
-    return _reach(PROJECT, user, project_id, need, _("Target project not found"))
+    return _reach(PROJECT, user, project_id, need, N_("Target project not found"))
 
 
 def project_of(row):
@@ -100,17 +100,17 @@ def member_workspaces(user):
 
 def shared_link(user, link_id, need):
     """The shared link `link_id` when the caller's role in its diagram's workspace includes `need`."""
-    return _reach(SHARED_LINK, user, link_id, need, _("Shared link not found"))
+    return _reach(SHARED_LINK, user, link_id, need, N_("Shared link not found"))
 
 
 def folder_of_project(project_id, folder_id):
     """The folder `folder_id` of the project `project_id` (one the caller reached), or NotFound."""
     return found_or_404(db.session.scalar(select(Folder).where(Folder.id == str(folder_id),
                                                                Folder.project_id == project_id)),
-                        _("Folder not found"))
+                        N_("Folder not found"))
 
 
 def workspace(user, workspace_id, need):
     """(the workspace `workspace_id`, the caller's role) when that role includes `need` (404 "Workspace not
     found" for a non-member), in one statement."""
-    return reach(WORKSPACE, user, workspace_id, need, _("Workspace not found"))
+    return reach(WORKSPACE, user, workspace_id, need, N_("Workspace not found"))

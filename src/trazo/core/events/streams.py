@@ -14,7 +14,7 @@ from flask_babel import force_locale
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, select
 
-from ...errors import ServiceUnavailable, TooManyRequests, Unauthorized
+from ...errors import N_, ServiceUnavailable, TooManyRequests, Unauthorized
 from ...extensions import db
 from ...models import User
 from ...models.content import Diagram, Project
@@ -61,7 +61,7 @@ def feed(app):
 def followed(user, kind, object_id):
     """What the caller asks to follow, once they may read it (404 for a non-member, as everywhere)."""
     if kind == DIAGRAM:
-        row = reach(DIAGRAM_FEED, user, object_id, VIEWER, _("Diagram not found"))
+        row = reach(DIAGRAM_FEED, user, object_id, VIEWER, N_("Diagram not found"))
         return Followed(DIAGRAM, row.id, row.workspace_id)
     found, _role = workspace(user, object_id, VIEWER)
     return Followed(WORKSPACE, found.id, found.id)

@@ -4,10 +4,9 @@ them. Shared by the revisions routes (api/revisions) and the MCP tools (api/mcp)
 routes. Nothing here commits: a restore's caller commits inside `changes.retrying`."""
 from dataclasses import dataclass
 
-from flask_babel import gettext as _
 from sqlalchemy import func, select
 
-from ...errors import found_or_404
+from ...errors import N_, found_or_404
 from ...extensions import db
 from ...models import User
 from ...models.history import SOURCE_RESTORE, DiagramRevision
@@ -42,7 +41,7 @@ def revision_of(diagram_id, number):
     """Revision `number` of a diagram the caller reached; 404 "Revision not found"."""
     return found_or_404(db.session.scalar(select(DiagramRevision).where(DiagramRevision.diagram_id == diagram_id,
                                                                         DiagramRevision.number == number)),
-                        _("Revision not found"))
+                        N_("Revision not found"))
 
 
 def authored(revision):
@@ -67,7 +66,7 @@ def get_revision(user, diagram_id, number):
     row = found_or_404(db.session.execute(with_author(select(DiagramRevision))
                                           .where(DiagramRevision.diagram_id == owned,
                                                  DiagramRevision.number == number)).first(),
-                       _("Revision not found"))
+                       N_("Revision not found"))
     return AuthoredRevision(*row)
 
 

@@ -8,7 +8,7 @@ second change sees the first one's result.
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
-from ...errors import Conflict, Forbidden, NotFound, found_or_404
+from ...errors import N_, Conflict, Forbidden, NotFound, found_or_404
 from ...extensions import db
 from ...models.workspaces import ADMIN, OWNER, PERSONAL, RANK, Membership, Workspace
 from ..content.access import INSUFFICIENT_ROLE, ensure_role
@@ -23,7 +23,7 @@ def locked_workspace(user, workspace_id, need):
     _member(workspace_id, user.id)  # a non-member takes no lock
     lock_workspace(workspace_id)
     workspace = found_or_404(db.session.get(Workspace, workspace_id, populate_existing=True),
-                             _("Workspace not found"))
+                             N_("Workspace not found"))
     mine = _member(workspace_id, user.id)
     ensure_role(mine.role, need)
     if workspace.kind == PERSONAL:
@@ -35,11 +35,11 @@ def _member(workspace_id, user_id, message=None):
     return found_or_404(db.session.scalar(select(Membership).where(Membership.workspace_id == workspace_id,
                                                                    Membership.user_id == str(user_id))
                                           .execution_options(populate_existing=True)),
-                        message or _("Workspace not found"))
+                        message or N_("Workspace not found"))
 
 
 def _target(workspace, user_id):
-    return _member(workspace.id, user_id, _("Member not found"))
+    return _member(workspace.id, user_id, N_("Member not found"))
 
 
 def _owner_count(workspace_id):
