@@ -13,6 +13,7 @@ from ...models.sharing import AccessLog
 from ...ratelimit import Counter, client_address
 
 RETENTION = timedelta(days=90)
+LOG_VISIT = insert(AccessLog.__table__)
 PRUNE_EVERY_SECONDS = 3600
 
 
@@ -45,9 +46,10 @@ def _prunes():
 
 def record(link, result):
     """Log one visit and commit; at most once an hour (across workers) drop entries past retention."""
-    # A Core insert (the columns' defaults give its id and time): no object for the unit of work to flush.
-    db.session.execute(insert(AccessLog.__table__).values(link_id=link.id if link else None, ip_hash=address_hash(),
-                                                          result=result))
+    # A Core insert on the session's connection (the columns' defaults give its id and time): no object for
+    # the unit of work to flush.
+    db.session.connection().execute(LOG_VISIT, {"link_id": link.id if link else None, "ip_hash": address_hash(),
+                                                "result": result})
     if _prunes().due():
         db.session.execute(delete(AccessLog).where(AccessLog.created_at < utcnow() - RETENTION))
     db.session.commit()

@@ -53,11 +53,25 @@ class SharedDiagram:
     access_token_expires_in: int | None = None
 
 
-# A visit's one read: the active link of a token with its diagram and its maker's full name (None once their
-# account is gone).
-VISIT = (select(SharedLink, Diagram, User.full_name).join(Diagram, Diagram.id == SharedLink.diagram_id)
-         .outerjoin(User, User.id == SharedLink.user_id)
-         .where(SharedLink.token == bindparam("token"), SharedLink.is_active))
+LINKS, DIAGRAMS, USERS = SharedLink.__table__, Diagram.__table__, User.__table__
+# A visit's one read, a Core statement: the active link of a token, what its answer shows of the diagram, and
+# its maker's full name (None once their account is gone).
+SHOWN_COLUMNS = ("title", "description", "content", "diagram_type", "config")
+VISIT = (select(*LINKS.c, *(DIAGRAMS.c[name] for name in SHOWN_COLUMNS), USERS.c.full_name)
+         .join(DIAGRAMS, DIAGRAMS.c.id == LINKS.c.diagram_id).outerjoin(USERS, USERS.c.id == LINKS.c.user_id)
+         .where(LINKS.c.token == bindparam("token"), LINKS.c.is_active))
+LINK_COLUMNS = len(LINKS.c)
+
+
+@dataclass(frozen=True)
+class ShownDiagram:
+    """What a visit reads of a link's diagram (SHOWN_COLUMNS)."""
+
+    title: str
+    description: str | None
+    content: str | None
+    diagram_type: str
+    config: dict | None
 
 
 def _active_link(token):
@@ -67,12 +81,16 @@ def _active_link(token):
 
 
 def _visitable(token):
-    """(the active, unexpired link of `token`, its diagram, its maker's full name); every refusal is logged."""
-    found = db.session.execute(VISIT, {"token": token}).first() if token and len(token) <= MAX_TOKEN_CHARS else None
+    """(the active, unexpired link of `token` (a SharedLink the session does not hold), what its answer shows of
+    the diagram (ShownDiagram), its maker's full name); every refusal is logged."""
+    found = None
+    if token and len(token) <= MAX_TOKEN_CHARS:
+        found = db.session.connection().execute(VISIT, {"token": token}).first()
     if found is None:
         access_log.record(None, "not_found")
         raise NotFound(_("Shared link not found"))
-    link, diagram, owner_name = found
+    link = SharedLink(**dict(zip(LINKS.c.keys(), found[:LINK_COLUMNS], strict=True)))
+    diagram, owner_name = ShownDiagram(*found[LINK_COLUMNS:-1]), found[-1]
     if link.is_expired:
         access_log.record(link, "expired")
         raise Gone(_("This link has expired"))
