@@ -1,7 +1,10 @@
 """Plan limits (API.md §10): enforced on project and diagram creation, atomically, live, never
 for administrators; the FREE plan comes from the settings and is editable; `flask seed`."""
+import os
+import threading
 
 import pytest
+import sqlalchemy as sa
 
 from trazo.core.billing.quotas import ensure_within_plan
 from trazo.errors import Forbidden
@@ -107,3 +110,37 @@ def test_flask_seed_ensures_the_free_plan_once(app, configure):
     assert "FREE plan created (max_projects=3, max_diagrams=unlimited)" in first.output
     second = runner.invoke(args=["seed"])
     assert "FREE plan already present (max_projects=3, max_diagrams=unlimited)" in second.output
+
+
+def _creation_while_the_account_is_locked(app, user, name):
+    """Start a project creation while another transaction holds the account's lock (core/billing/quotas.py
+    lock_account: the user's row FOR NO KEY UPDATE); the creation's response once it ends, and whether it had
+    ended before the lock was released."""
+    engine = sa.create_engine(os.environ["TEST_DATABASE_URL"], poolclass=sa.pool.NullPool)
+    answers = []
+    try:
+        with engine.connect() as holder:
+            holder.execute(sa.text("SELECT id FROM users WHERE id = :id FOR NO KEY UPDATE"), {"id": user.id})
+            creating = threading.Thread(target=lambda: answers.append(user.post("/projects", json={"name": name})))
+            creating.start()
+            creating.join(timeout=3)
+            ended_under_the_lock = not creating.is_alive()
+            holder.rollback()
+        creating.join(timeout=30)
+    finally:
+        engine.dispose()
+    return answers[0], ended_under_the_lock
+
+
+@pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"),
+                    reason="row locks held by another transaction are PostgreSQL's")
+def test_only_a_limited_plan_waits_for_the_accounts_lock(app, user, make_plan, subscribe, configure):
+    """The lock serializes the checks of one account's limited writes; with nothing to count (a plan without
+    limits) a write takes no lock, and the new row's reference to the user (projects.user_id) does not wait for
+    it either, so it never waits behind another write of the account."""
+    configure(FREE_PLAN_MAX_PROJECTS=10)
+    limited, ended = _creation_while_the_account_is_locked(app, user, "Limited")
+    assert limited.status_code == 201 and not ended
+    subscribe(user, make_plan("UNLIMITED", price_usd=9))  # no project, diagram or storage limit
+    unlimited, ended = _creation_while_the_account_is_locked(app, user, "Unlimited")
+    assert unlimited.status_code == 201 and ended

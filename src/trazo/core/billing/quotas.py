@@ -1,6 +1,6 @@
 """Plan limits, checked by the content area inside its transaction, just before the insert.
 
-The check is atomic with the insert: it first locks the user's row (SELECT ... FOR UPDATE on
+The check is atomic with the insert: it first locks the user's row (SELECT ... FOR NO KEY UPDATE on
 PostgreSQL; on SQLite a no-op UPDATE of that row, which takes the database write lock at once),
 so a concurrent creation by the same user waits until this transaction commits and then counts
 the row it inserted. Counts are live: nothing is metered. Storage is the sum of the byte sizes kept
@@ -130,11 +130,13 @@ def spend_creations(user: User, count: int) -> None:
 
 def lock_account(user_id: str) -> None:
     """Serialize the plan-limited creations of one user until the transaction ends (the files API also
-    takes it first, so that two writes of one path cannot both create it)."""
+    takes it first, so that two writes of one path cannot both create it). On PostgreSQL the row lock is
+    FOR NO KEY UPDATE: it excludes the other holders of this lock, not the foreign-key checks of rows that
+    refer to the user (a revision's author, a project's maker), which take FOR KEY SHARE."""
     if db.session.get_bind().dialect.name == "sqlite":
         db.session.execute(text("UPDATE users SET id = id WHERE id = :id"), {"id": user_id})
     else:
-        db.session.execute(select(User.id).where(User.id == user_id).with_for_update())
+        db.session.execute(select(User.id).where(User.id == user_id).with_for_update(key_share=True))
 
 
 def _megabytes(size: int) -> str:
@@ -173,12 +175,13 @@ def ensure_room(user: User, additions: Mapping[str, int], written: bool = False)
     wanted = {resource: adding for resource, adding in additions.items() if resource != "storage" or adding > 0}
     if user.is_admin or not wanted:
         return
+    plan = plan_for(user)  # read before the lock, which every write of the account waits for
+    limited = {resource: (adding, plan.limit_for(resource)) for resource, adding in wanted.items()
+               if plan.limit_for(resource) is not None}
+    if not limited:  # nothing to count: no lock
+        return
     lock_account(user.id)
-    plan = plan_for(user)
-    for resource_type, adding in wanted.items():
-        limit = plan.limit_for(resource_type)
-        if limit is None:
-            continue
+    for resource_type, (adding, limit) in limited.items():
         current = count_resources(user.id, resource_type) - (adding if written else 0)
         if current + adding > limit:
             raise Forbidden({"error": "resource_limit_exceeded", "resource_type": resource_type,
