@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import ColumnElement, Select, func, select, text
+from sqlalchemy import ColumnElement, Select, bindparam, func, select, text
 
 from ...errors import Forbidden
 from ...extensions import db
@@ -67,28 +67,8 @@ class Counts:
         return self.content_bytes + self.history_bytes + self.comment_bytes + self.overhead_bytes
 
 
-def _billed(user_id: str) -> ColumnElement[bool]:
-    """The condition on Project: in a workspace `user_id` is billing owner of (docs/teams.md)."""
-    return Project.workspace_id.in_(select(Workspace.id).where(Workspace.billing_owner_id == user_id))
-
-
-def _owned(statement: Select, projects: ColumnElement[bool]) -> Select:
-    return statement.join(Project, Project.id == Diagram.project_id).where(projects)
-
-
-def count_all(user_id: str) -> Counts:
-    """Every count of `user_id` in one statement. Its cost grows with the user's revisions (~50 ms per 100,000
-    on PostgreSQL, docs/security.md), paid by the usage route and by writes that grow the storage."""
-    return _counts(_billed(user_id))
-
-
-def count_project(project_id: str) -> Counts:
-    """Every count of one project (its `projects` is 1), as count_all counts them: what moving it weighs."""
-    return _counts(Project.id == project_id)
-
-
-def _counts(projects: ColumnElement[bool]) -> Counts:
-    """The counts of the projects that meet `projects` (a condition on Project), in one statement."""
+def _counts_statement(projects: ColumnElement[bool]) -> Select:
+    """Every count of the projects that meet `projects` (a condition on Project), as one statement."""
     diagrams = _owned(select(func.count(Diagram.id).label("diagrams"),
                              func.coalesce(func.sum(Diagram.content_size + Diagram.description_size), 0)
                              .label("content_bytes"),
@@ -104,20 +84,44 @@ def _counts(projects: ColumnElement[bool]) -> Counts:
     comment_bytes = _owned(select(func.coalesce(func.sum(Comment.body_size), 0)).select_from(Comment)
                            .join(*on_diagrams), projects).scalar_subquery()
     project_count = select(func.count(Project.id)).where(projects).scalar_subquery()
-    row = db.session.execute(select(project_count.label("projects"), diagrams.c.diagrams, folders.label("folders"),
-                                    revisions.label("revisions"), diagrams.c.content_bytes,
-                                    diagrams.c.history_bytes, comments.label("comments"),
-                                    comment_bytes.label("comment_bytes"))).one()
-    return Counts(**row._asdict())
+    return select(project_count.label("projects"), diagrams.c.diagrams, folders.label("folders"),
+                  revisions.label("revisions"), diagrams.c.content_bytes, diagrams.c.history_bytes,
+                  comments.label("comments"), comment_bytes.label("comment_bytes"))
+
+
+def _owned(statement: Select, projects: ColumnElement[bool]) -> Select:
+    return statement.join(Project, Project.id == Diagram.project_id).where(projects)
+
+
+# The projects a user is billing owner of (docs/teams.md), and the counting statements, built once: building
+# them costs more than running them, and the writes that grow the storage run them under the account's lock.
+BILLED = Project.workspace_id.in_(select(Workspace.id).where(Workspace.billing_owner_id == bindparam("user_id")))
+COUNT_ALL = _counts_statement(BILLED)
+COUNT_PROJECT = _counts_statement(Project.id == bindparam("project_id"))
+COUNT_PROJECTS = select(func.count(Project.id)).where(BILLED)
+COUNT_DIAGRAMS = _owned(select(func.count(Diagram.id)), BILLED)
+LOCK_ACCOUNT = select(User.id).where(User.id == bindparam("user_id")).with_for_update(key_share=True)
+LOCK_ACCOUNT_SQLITE = text("UPDATE users SET id = id WHERE id = :user_id")
+
+
+def count_all(user_id: str) -> Counts:
+    """Every count of `user_id` in one statement. Its cost grows with the user's revisions (~50 ms per 100,000
+    on PostgreSQL, docs/security.md), paid by the usage route and by writes that grow the storage."""
+    return Counts(**db.session.execute(COUNT_ALL, {"user_id": user_id}).one()._asdict())
+
+
+def count_project(project_id: str) -> Counts:
+    """Every count of one project (its `projects` is 1), as count_all counts them: what moving it weighs."""
+    return Counts(**db.session.execute(COUNT_PROJECT, {"project_id": project_id}).one()._asdict())
 
 
 def count_resources(user_id: str, resource_type: str) -> int:
     """Live usage: a count of projects or diagrams, or the storage figure in bytes (Counts.storage), in
     one statement."""
     if resource_type == "projects":
-        return db.session.scalar(select(func.count(Project.id)).where(_billed(user_id))) or 0  # never NULL
+        return db.session.scalar(COUNT_PROJECTS, {"user_id": user_id}) or 0  # never NULL
     if resource_type == "diagrams":
-        return db.session.scalar(_owned(select(func.count(Diagram.id)), _billed(user_id)))
+        return db.session.scalar(COUNT_DIAGRAMS, {"user_id": user_id})
     return count_all(user_id).storage
 
 
@@ -133,10 +137,8 @@ def lock_account(user_id: str) -> None:
     takes it first, so that two writes of one path cannot both create it). On PostgreSQL the row lock is
     FOR NO KEY UPDATE: it excludes the other holders of this lock, not the foreign-key checks of rows that
     refer to the user (a revision's author, a project's maker), which take FOR KEY SHARE."""
-    if db.session.get_bind().dialect.name == "sqlite":
-        db.session.execute(text("UPDATE users SET id = id WHERE id = :id"), {"id": user_id})
-    else:
-        db.session.execute(select(User.id).where(User.id == user_id).with_for_update(key_share=True))
+    sqlite = db.session.get_bind().dialect.name == "sqlite"
+    db.session.execute(LOCK_ACCOUNT_SQLITE if sqlite else LOCK_ACCOUNT, {"user_id": user_id})
 
 
 def _megabytes(size: int) -> str:
