@@ -3,8 +3,9 @@ the limits of the settings), the subscription that gives a paid plan, and the ru
 running paid subscription cannot be deleted."""
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, bindparam, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import lazyload
 
 from ...errors import Forbidden
 from ...extensions import db
@@ -70,9 +71,18 @@ def current_subscription(user_id):
                                                         Subscription.status.in_(CURRENT_STATUSES)))
 
 
+# The plan of the user `user_id` names, built once: the plan of its current subscription, else the FREE plan.
+SUBSCRIBED_PLAN_ID = (select(Subscription.plan_id)
+                      .where(Subscription.user_id == bindparam("user_id"), Subscription.status.in_(CURRENT_STATUSES))
+                      .limit(1).scalar_subquery())
+USERS_PLAN = or_(Plan.id == SUBSCRIBED_PLAN_ID, and_(Plan.code == FREE_PLAN_CODE, SUBSCRIBED_PLAN_ID.is_(None)))
+PLAN_OF_USER = select(Plan).where(USERS_PLAN).limit(1).options(lazyload(Plan.prices))
+
+
 def plan_for(user):
-    subscription = current_subscription(user.id)
-    return subscription.plan if subscription is not None else free_plan()
+    """The plan that limits `user`, in one statement (its prices are read only when asked for); the FREE plan
+    is created when missing."""
+    return db.session.scalar(PLAN_OF_USER, {"user_id": user.id}) or free_plan()
 
 
 def labelled_revision_limit(user):
@@ -86,14 +96,10 @@ def plan_summary(user):
     not created yet is described from the settings."""
     if user.is_admin:
         return None
-    subscribed = (select(Subscription.plan_id)
-                  .where(Subscription.user_id == user.id, Subscription.status.in_(CURRENT_STATUSES))
-                  .limit(1).scalar_subquery())
     row = db.session.execute(
         select(Plan.name, Plan.max_projects, Plan.max_diagrams, PlanPrice.amount_minor)
         .outerjoin(PlanPrice, and_(PlanPrice.plan_id == Plan.id, PlanPrice.currency == BASE_CURRENCY))
-        .where(or_(Plan.id == subscribed, and_(Plan.code == FREE_PLAN_CODE, subscribed.is_(None))))
-        .limit(1)).first()
+        .where(USERS_PLAN).limit(1), {"user_id": user.id}).first()
     if row is None:
         defaults = _free_plan_defaults()
         return {"plan": {"name": defaults["name"], "price_usd": 0.0, "max_projects": defaults["max_projects"],

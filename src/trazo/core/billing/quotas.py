@@ -9,7 +9,7 @@ overhead per diagram, folder and revision row (STORAGE_OVERHEAD_*_BYTES, about w
 database: docs/security.md), compared with the plan's limit in bytes. Creations of diagrams and folders
 also spend a per-user rate (RATE_LIMIT_CREATIONS, `spend_creations`).
 """
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from flask import current_app
@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, func, select, text
 from ...errors import Forbidden
 from ...extensions import db
 from ...models import User
-from ...models.billing import MEGABYTE, RESOURCE_TYPES
+from ...models.billing import MEGABYTE, RESOURCE_TYPES, Plan
 from ...models.comments import Comment
 from ...models.content import Diagram, Folder, Project
 from ...models.history import DiagramRevision
@@ -166,18 +166,20 @@ def ensure_within_plan(user: User, resource_type: str, adding: int = 1) -> None:
     ensure_room(user, {resource_type: adding})
 
 
-def ensure_room(user: User, additions: Mapping[str, int], written: bool = False) -> None:
+def ensure_room(user: User, additions: Mapping[str, int], written: bool = False,
+                plan_of: Callable[[], Plan] | None = None) -> None:
     """`ensure_within_plan` for several resources under one lock, e.g. {"diagrams": 1, "storage": 2048}.
     Storage is counted in bytes; a write that does not grow it (adding <= 0) is always allowed, so a
     user over the quota can still shrink or delete. `written`: the additions are already flushed in this
-    transaction, so the live counts include them (a sync checks its exact growth after writing it)."""
+    transaction, so the live counts include them (a sync checks its exact growth after writing it).
+    `plan_of()`: the user's plan, when the caller has read it already."""
     unknown = set(additions) - set(RESOURCE_TYPES)
     if unknown:
         raise ValueError(f"unknown resource type {unknown.pop()!r}; expected one of {RESOURCE_TYPES}")
     wanted = {resource: adding for resource, adding in additions.items() if resource != "storage" or adding > 0}
     if user.is_admin or not wanted:
         return
-    plan = plan_for(user)  # read before the lock, which every write of the account waits for
+    plan = plan_of() if plan_of else plan_for(user)  # before the lock, which every write of the account waits for
     limited = {resource: (adding, plan.limit_for(resource)) for resource, adding in wanted.items()
                if plan.limit_for(resource) is not None}
     if not limited:  # nothing to count: no lock

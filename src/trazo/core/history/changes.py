@@ -11,6 +11,7 @@ again, checking its If-Match against the newer version.
 """
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache, partial
 
 from flask_babel import gettext as _
 from sqlalchemy.orm.exc import StaleDataError
@@ -19,6 +20,7 @@ from ...errors import Conflict, PreconditionFailed
 from ...extensions import db
 from ...models.base import utcnow
 from ...models.content import utf8_size
+from ..billing.plans import plan_for
 from ..billing.quotas import ensure_room
 from ..comments.anchors import follow
 from ..content.limits import ensure_content_fits
@@ -60,11 +62,12 @@ def save_change(user, diagram_id, fields: Callable[[object], dict], source, *, i
     data = fields(diagram)
     if "content" in data or "diagram_type" in data:
         ensure_content_fits(data.get("content", diagram.content or ""), data.get("diagram_type", diagram.diagram_type))
+    plan_of = cache(partial(plan_for, editing.payer))  # read once, for the revision limit and the quota
     history = plan_change(editing, State.of(diagram).updated(data), user.id, source,
-                          limit_of or revision_limit(editing.payer))
+                          limit_of or revision_limit(editing.payer, plan_of))
     growth = content_growth(diagram, data)  # before any attribute changes: the stored sizes still hold
     if charge:
-        ensure_room(editing.payer, {"storage": history.charged(growth) if history else growth})
+        ensure_room(editing.payer, {"storage": history.charged(growth) if history else growth}, plan_of=plan_of)
     before, version, folder_id = diagram.content, diagram.version, diagram.folder_id
     write_change(diagram, data, history, ignored)
     if editing.commented and "content" in data and data["content"] != before:  # anchors follow (docs/comments.md)

@@ -178,10 +178,11 @@ class Change:
         db.session.add_all(self.new)
 
 
-def revision_limit(user):
-    """The `limit_of` of plan_change for `user`: the plan's revision limit, looked up only when needed
-    (administrators are unlimited)."""
-    return lambda: None if user.is_admin else plan_for(user).max_revisions_per_diagram
+def revision_limit(user, plan_of=None):
+    """The `limit_of` of plan_change for `user`: the plan's revision limit (of `plan_of()` when the caller
+    reads the plan itself), looked up only when needed (administrators are unlimited)."""
+    plan_of = plan_of or (lambda: plan_for(user))
+    return lambda: None if user.is_admin else plan_of().max_revisions_per_diagram
 
 
 def _coalesces(newest, author_id, source, at):
