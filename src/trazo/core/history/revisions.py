@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from flask import current_app
 from flask_babel import gettext as _
-from sqlalchemy import and_, bindparam, delete, func, select, update
+from sqlalchemy import and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
 from ...errors import NotFound
@@ -63,6 +63,7 @@ AMENDED_COLUMNS = ("title", "diagram_type", "content", "content_size", "stored_s
                    "lines_removed", "updated_at")
 AMEND_REVISION = (update(REVISIONS).where(REVISIONS.c.id == bindparam("revision_id"), REVISIONS.c.label.is_(None))
                   .values({name: bindparam(f"new_{name}") for name in AMENDED_COLUMNS}))
+INSERT_REVISIONS = insert(REVISIONS)
 PRUNE_REVISIONS = delete(REVISIONS).where(REVISIONS.c.id.in_(bindparam("revision_ids", expanding=True)))
 
 
@@ -128,17 +129,23 @@ def _stored_columns(state, previous_content):
             "content_hash": content_hash(state.content), "lines_added": added, "lines_removed": removed}
 
 
+def revision_values(diagram_id, number, state, author_id, source, previous_content, at, label=None):
+    """The columns of a revision of `state`, its line counts against `previous_content`."""
+    return {"id": new_id(), "diagram_id": diagram_id, "number": number, "author_id": author_id, "source": source,
+            "label": label, "created_at": at, "updated_at": at, **_stored_columns(state, previous_content)}
+
+
 def new_revision(diagram_id, number, state, author_id, source, previous_content, at, label=None):
     """A revision row of `state` (not added to the session), its line counts against `previous_content`."""
-    return DiagramRevision(id=new_id(), diagram_id=diagram_id, number=number, author_id=author_id, source=source,
-                           label=label, created_at=at, updated_at=at, **_stored_columns(state, previous_content))
+    return DiagramRevision(**revision_values(diagram_id, number, state, author_id, source, previous_content, at,
+                                             label))
 
 
 @dataclass
 class Change:
     """A planned change of a diagram's history: apply() writes it in the caller's transaction."""
 
-    new: list = field(default_factory=list)  # revisions to insert, oldest first
+    new: list = field(default_factory=list)  # the columns of the revisions to insert (revision_values), oldest first
     amended_id: str | None = None  # the revision an autosave amends...
     amended_columns: dict = field(default_factory=dict)  # ...with these values
     amended_growth: int = 0  # its stored size after the change minus before
@@ -147,7 +154,7 @@ class Change:
     @property
     def storage_delta(self):
         """Bytes the history grows by (negative when it shrinks)."""
-        grown = sum(revision.stored_size for revision in self.new) + self.amended_growth
+        grown = sum(revision["stored_size"] for revision in self.new) + self.amended_growth
         return grown - sum(size for _id, size in self.pruned)
 
     @property
@@ -175,7 +182,8 @@ class Change:
             amended = connection.execute(AMEND_REVISION, {"revision_id": self.amended_id, **values})
             if amended.rowcount != 1:  # named meanwhile: a labelled revision is never amended
                 raise StaleDataError(f"revision {self.amended_id} was labelled during the save")
-        db.session.add_all(self.new)
+        if self.new:
+            connection.execute(INSERT_REVISIONS, self.new)
 
 
 def revision_limit(user, plan_of=None):
@@ -267,10 +275,10 @@ def plan_change(editing, after, author_id, source, limit_of, at=None):
         return change
     number = newest_two[0].number + 1 if newest_two else 1
     if not newest_two:  # a diagram from before history: its state so far becomes revision 1
-        change.new.append(new_revision(diagram.id, 1, before, author_id, SOURCE_CREATE, "",
+        change.new.append(revision_values(diagram.id, 1, before, author_id, SOURCE_CREATE, "",
                                        min(diagram.updated_at or at, at)))
         number = 2
-    change.new.append(new_revision(diagram.id, number, after, author_id, source, before.content, at))
+    change.new.append(revision_values(diagram.id, number, after, author_id, source, before.content, at))
     limit = limit_of()
     if limit is not None:
         change.pruned = _prunable(diagram.id, limit, len(change.new))
