@@ -62,12 +62,9 @@ DIAGRAM = f"SELECT {DIAGRAM_COLUMNS} \nFROM diagrams \nWHERE diagrams.id = {{p}}
 LINK_COLUMNS = ("shared_links.diagram_id, shared_links.user_id, shared_links.token, shared_links.access_type, "
                 "shared_links.access_code_hash, shared_links.allow_copy_code, shared_links.expires_at, "
                 "shared_links.is_active, shared_links.id, shared_links.created_at, shared_links.updated_at")
-# The link of a token with its diagram and its maker's name, in one statement (the diagram's columns that
-# share a name with the link's are labelled).
-LINKED_DIAGRAM_COLUMNS = (DIAGRAM_COLUMNS.replace("diagrams.updated_at", "diagrams.updated_at AS updated_at_1")
-                          .replace("diagrams.id", "diagrams.id AS id_1")
-                          .replace("diagrams.created_at", "diagrams.created_at AS created_at_1"))
-VISIT = (f"SELECT {LINK_COLUMNS}, {LINKED_DIAGRAM_COLUMNS}, users.full_name \nFROM shared_links "
+# The link of a token with what its answer shows of the diagram and its maker's name, in one statement.
+VISIT = (f"SELECT {LINK_COLUMNS}, diagrams.title, diagrams.description, diagrams.content, diagrams.diagram_type, "
+         "diagrams.config, users.full_name \nFROM shared_links "
          "JOIN diagrams ON diagrams.id = shared_links.diagram_id "
          "LEFT OUTER JOIN users ON users.id = shared_links.user_id \n"
          "WHERE shared_links.token = {p} AND shared_links.is_active{true}")
@@ -220,9 +217,9 @@ class Floor:
         if row[3] == "protected":
             raise Refusal(403, "This link requires an access code")
         self.log_visit(environ, row[8], "success")
-        return {"title": row[13], "description": row[15] or None, "content": row[14] if row[5] else None,
-                "diagram_type": row[16], "rendered_content": row[14], "config": document(row[17]) or {},
-                "allow_copy_code": bool(row[5]), "owner_name": row[29] or None}
+        return {"title": row[11], "description": row[12] or None, "content": row[13] if row[5] else None,
+                "diagram_type": row[14], "rendered_content": row[13], "config": document(row[15]) or {},
+                "allow_copy_code": bool(row[5]), "owner_name": row[16] or None}
 
     def log_visit(self, environ, link_id, result):
         address = environ.get("REMOTE_ADDR") or "unknown"
