@@ -107,12 +107,16 @@ LOCK_ACCOUNT_SQLITE = text("UPDATE users SET id = id WHERE id = :user_id")
 def count_all(user_id: str) -> Counts:
     """Every count of `user_id` in one statement. Its cost grows with the user's revisions (~50 ms per 100,000
     on PostgreSQL, docs/security.md), paid by the usage route and by writes that grow the storage."""
-    return Counts(**db.session.execute(COUNT_ALL, {"user_id": user_id}).one()._asdict())
+    return _counted(COUNT_ALL, {"user_id": user_id})
 
 
 def count_project(project_id: str) -> Counts:
     """Every count of one project (its `projects` is 1), as count_all counts them: what moving it weighs."""
-    return Counts(**db.session.execute(COUNT_PROJECT, {"project_id": project_id}).one()._asdict())
+    return _counted(COUNT_PROJECT, {"project_id": project_id})
+
+
+def _counted(statement: Select, values: dict) -> Counts:
+    return Counts(**db.session.execute(statement, values).one()._asdict())
 
 
 def count_resources(user_id: str, resource_type: str) -> int:

@@ -244,6 +244,7 @@ def open_diagram(user, diagram_id):
     version read is still current before any revision is written (`write_change`), else the save is read and
     planned again (`retrying`). (A row lock would not do: a SELECT ... FOR UPDATE that waited returns the newer
     diagram row with the revisions of its older snapshot.)"""
+    db.session.flush()  # the caller's pending ORM writes go first, as before a session read
     rows = db.session.connection().execute(OPEN_DIAGRAM, {"diagram_id": str(diagram_id), "user_id": user.id}).all()
     if not rows:
         raise NotFound(_("Diagram not found"))
