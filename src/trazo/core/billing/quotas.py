@@ -184,12 +184,12 @@ def ensure_room(user: User, additions: Mapping[str, int], written: bool = False,
     if user.is_admin or not wanted:
         return
     plan = plan_of() if plan_of else plan_for(user)  # before the lock, which every write of the account waits for
-    limited = {resource: (adding, plan.limit_for(resource)) for resource, adding in wanted.items()
-               if plan.limit_for(resource) is not None}
-    if not limited:  # nothing to count: no lock
+    limits = {resource: limit for resource in wanted if (limit := plan.limit_for(resource)) is not None}
+    if not limits:  # nothing to count: no lock
         return
     lock_account(user.id)
-    for resource_type, (adding, limit) in limited.items():
+    for resource_type, limit in limits.items():
+        adding = wanted[resource_type]
         current = count_resources(user.id, resource_type) - (adding if written else 0)
         if current + adding > limit:
             raise Forbidden({"error": "resource_limit_exceeded", "resource_type": resource_type,

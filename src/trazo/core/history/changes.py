@@ -89,8 +89,9 @@ def write_change(diagram, data, history, ignored=frozenset()):
     version moving when one outside `ignored` changes, then the planned history: the diagram's UPDATE, which
     checks the version read, comes first. Nothing is written when nothing changes; nothing is committed."""
     values = {key: value for key, value in data.items() if getattr(diagram, key) != value}
+    edited = any(key not in ignored for key in values)
     values.update({f"{name}_size": utf8_size(values[name]) for name in MEASURED_FIELDS if name in values})
-    if any(key not in ignored for key in data if key in values):
+    if edited:
         values["version"], values["updated_at"] = next_version(diagram)
     if history and history.storage_delta:
         values["history_size"] = (diagram.history_size or 0) + history.storage_delta
