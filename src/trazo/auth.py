@@ -13,15 +13,18 @@ the view share the outcome, and the view raises a refusal again for the extensio
 answer through the loaders below (401, the localized detail and `WWW-Authenticate: Bearer`).
 """
 import time
+from collections import namedtuple
 from functools import wraps
 
 from flask import current_app, g
 from flask_babel import gettext as _
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, inspect, select
+from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.util import identity_key
 from werkzeug.local import LocalProxy
 
 from .core.accounts import audit, passwords, personal_tokens
-from .core.accounts.language import remember_language
+from .core.accounts.language import kept_language
 from .core.accounts.session_tokens import SIGN_IN_CLAIM, is_bound_access_token, unix_seconds
 from .core.credentials import oauth_token_text, personal_token, personal_token_text, session_token_claims, token_subject
 from .errors import AccountLocked, Forbidden, Unauthorized, app_error_response
@@ -29,9 +32,19 @@ from .extensions import db, jwt
 from .models import User
 from .ratelimit import Lockout, client_address, spend
 
-# The signed-in user, by a statement built once (the compiled-statement cache answers it; Session.get builds one
-# per call).
-USER_BY_ID = select(User).where(User.id == bindparam("user_id"))
+# The signed-in user's row: the columns the ORM loads with a User (not the deferred picture), by a Core statement
+# built once, on the session's connection. The checks read it; a route that asks for the User gets one made from
+# it, with no second statement (`_user_of`).
+USER_COLUMNS = tuple(prop.columns[0] for prop in inspect(User).column_attrs if not prop.deferred)
+USER_KEYS = tuple(column.key for column in USER_COLUMNS)
+USER_ROW = select(*USER_COLUMNS).where(User.id == bindparam("user_id"))
+
+
+class SignedInUser(namedtuple("SignedInUser", USER_KEYS)):
+    """The signed-in user's loaded columns (USER_ROW), read-only, with the User's `is_admin`."""
+
+    __slots__ = ()
+    is_admin = User.is_admin
 # Wrong current passwords of a signed-in user, counted per account across every route that asks for it.
 PASSWORD_CHECK_FAILURES = 5
 PASSWORD_CHECK_LOCK_SECONDS = 15 * 60
@@ -80,25 +93,50 @@ def user_or_address():
 
 
 def authenticated_user(token_scope=None):
-    """The active user the request's access token belongs to, or a 401 (docs/api.md). A personal access
-    token passes only where the route allows `token_scope` ("read" or "write"; None: never)."""
-    if "current_user" in g:
-        return g.current_user
+    """The active user the request's access token belongs to (an ORM User), or a 401 (docs/api.md). A personal
+    access token passes only where the route allows `token_scope` ("read" or "write"; None: never)."""
+    if "current_user" not in g:
+        account = signed_in(token_scope)
+        if "current_user" not in g:  # a personal access token's check loads its User itself
+            g.current_user = _user_of(account)
+    return g.current_user
+
+
+def signed_in(token_scope=None):
+    """The active user the request's access token belongs to, as the columns read (a SignedInUser; the User
+    itself when a personal access token's check loaded it), or a 401 as `authenticated_user`. The access
+    check runs it before the view; a view whose service reads no more than the user's columns passes it
+    (`signed_in_user`), so no ORM User is made (docs/operations.md, "The hot read path")."""
+    if "signed_in" in g:
+        return g.signed_in
     if personal_token_text() is not None:
-        return _personal_token_user(token_scope)
+        g.signed_in = _personal_token_user(token_scope)
+        return g.signed_in
     if oauth_token_text() is not None:  # issued for the MCP endpoint (docs/oauth-server.md): not for the API
         raise Unauthorized(_("This token is for the MCP endpoint only: the API needs a session or a personal "
                              "access token."))
     claims, refusal = session_token_claims()
     if refusal is not None:
         raise refusal
-    user = db.session.execute(USER_BY_ID, {"user_id": str(claims["sub"])}).scalar()
-    if user is None or not user.is_active:
+    row = db.session.connection().execute(USER_ROW, {"user_id": str(claims["sub"])}).first()
+    if row is None or not row.is_active:
         raise Unauthorized(_("User not found or inactive"))
-    if claims["pca"] < unix_seconds(user.password_changed_at):
+    if claims["pca"] < unix_seconds(row.password_changed_at):
         raise Unauthorized(_("Session invalidated. Please log in again."))
-    remember_language(user)
-    g.current_user = user
+    columns = dict(zip(USER_KEYS, row, strict=True))
+    columns["language"] = kept_language(row.id, row.language)
+    g.signed_in = SignedInUser(**columns)
+    return g.signed_in
+
+
+def _user_of(account):
+    """The ORM User of the SignedInUser `account`, as a query would have given it: the session's own when it
+    holds it already, else made from the columns read and attached as loaded, without a statement."""
+    user = db.session.identity_map.get(identity_key(User, account.id))
+    if user is None:
+        user = User(**dict(zip(USER_KEYS, account, strict=True)))
+        make_transient_to_detached(user)  # as if loaded: no pending change; the deferred picture loads when read
+        db.session.add(user)
     return user
 
 
@@ -122,6 +160,7 @@ def _personal_token_user(token_scope):
 
 
 current_user = LocalProxy(authenticated_user)
+signed_in_user = LocalProxy(signed_in)
 
 
 def login_required(view, token_scope=None):
@@ -129,7 +168,7 @@ def login_required(view, token_scope=None):
 
     @wraps(view)
     def wrapper(*args, **kwargs):
-        authenticated_user(token_scope)
+        signed_in(token_scope)
         return view(*args, **kwargs)
 
     return wrapper
@@ -140,7 +179,7 @@ def admin_required(view):
 
     @wraps(view)
     def wrapper(*args, **kwargs):
-        if not authenticated_user().is_admin:
+        if not signed_in().is_admin:
             raise Forbidden(_("Admin access required"))
         return view(*args, **kwargs)
 

@@ -137,5 +137,5 @@ def _signed_in_user_id() -> str | None:
     """The user the route authenticated, else the user a valid credential of the request names (read once
     per request, as for the rate-limit keys), else None: an invalid credential counts as none (a public
     route answers it as anonymous)."""
-    user = g.get("current_user")
+    user = g.get("signed_in", g.get("current_user"))
     return user.id if user is not None else token_subject()

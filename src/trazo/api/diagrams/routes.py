@@ -7,7 +7,7 @@ moved on (docs/history.md).
 """
 from flask.views import MethodView
 
-from ...auth import current_user, user_or_address
+from ...auth import current_user, signed_in_user, user_or_address
 from ...errors import PLAN_LIMIT_DOC, ObjectErrorSchema, VersionConflictSchema
 from ...extensions import limiter
 from ...models.workspaces import EDITOR, VIEWER
@@ -58,7 +58,7 @@ class DiagramItem(MethodView):
     @blp.response(200, DiagramSchema, headers={"ETag": {"schema": {"type": "string"}}})
     def get(self, diagram_id):
         """Read a diagram (its version is the ETag)"""
-        return service.get_diagram(current_user, diagram_id)
+        return service.get_diagram(signed_in_user, diagram_id)
 
     @blp.arguments(DiagramUpdateSchema)
     @blp.arguments(PreconditionHeadersSchema, location="headers")

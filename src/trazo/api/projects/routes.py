@@ -5,7 +5,7 @@ Folders and diagrams are created under /projects/{project_id} by blueprints of t
 from flask import request
 from flask.views import MethodView
 
-from ...auth import current_user, user_or_address
+from ...auth import current_user, signed_in_user, user_or_address
 from ...errors import PLAN_LIMIT_DOC, ErrorSchema, ObjectErrorSchema, error_doc
 from ...extensions import limiter
 from ...models.workspaces import ADMIN, EDITOR, VIEWER
@@ -39,7 +39,7 @@ class Projects(MethodView):
     @blp.response(200, ProjectSchema(many=True))
     def get(self, query):
         """List the projects of every workspace I belong to, with their diagram counts"""
-        return service.list_projects(current_user, query["workspace_id"])
+        return service.list_projects(signed_in_user, query["workspace_id"])
 
     @blp.arguments(ProjectCreateSchema)
     @blp.response(201, ProjectSchema)
@@ -55,7 +55,7 @@ class ProjectItem(MethodView):
     @blp.response(200, ProjectWithDiagramsSchema)
     def get(self, project_id):
         """Read a project with its folders and diagrams"""
-        return service.project_tree(current_user, project_id)
+        return service.project_tree(signed_in_user, project_id)
 
     @blp.arguments(ProjectUpdateSchema)
     @blp.response(200, ProjectSchema)

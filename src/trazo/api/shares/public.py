@@ -1,5 +1,6 @@
 """Public access to a shared diagram by token: info, the diagram, and the access-code check."""
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 
 from flask_babel import gettext as _
@@ -63,6 +64,15 @@ VISIT = (select(*LINKS.c, *(DIAGRAMS.c[name] for name in SHOWN_COLUMNS), USERS.c
 LINK_COLUMNS = len(LINKS.c)
 
 
+class VisitedLink(namedtuple("VisitedLink", LINKS.c.keys())):
+    """A link as a visit reads it: its columns (read-only) with the SharedLink's checks; no ORM object to
+    make for a read."""
+
+    __slots__ = ()
+    is_protected = SharedLink.is_protected
+    is_expired = SharedLink.is_expired
+
+
 @dataclass(frozen=True)
 class ShownDiagram:
     """What a visit reads of a link's diagram (SHOWN_COLUMNS)."""
@@ -81,7 +91,7 @@ def _active_link(token):
 
 
 def _visitable(token):
-    """(the active, unexpired link of `token` (a SharedLink the session does not hold), what its answer shows of
+    """(the active, unexpired link of `token` (a VisitedLink), what its answer shows of
     the diagram (ShownDiagram), its maker's full name); every refusal is logged."""
     found = None
     if token and len(token) <= MAX_TOKEN_CHARS:
@@ -89,7 +99,7 @@ def _visitable(token):
     if found is None:
         access_log.record(None, "not_found")
         raise NotFound(_("Shared link not found"))
-    link = SharedLink(**dict(zip(LINKS.c.keys(), found[:LINK_COLUMNS], strict=True)))
+    link = VisitedLink(*found[:LINK_COLUMNS])
     diagram, owner_name = ShownDiagram(*found[LINK_COLUMNS:-1]), found[-1]
     if link.is_expired:
         access_log.record(link, "expired")

@@ -18,11 +18,19 @@ def named_language():
     return body_language(supported) or negotiate(request.accept_languages, supported, None)
 
 
-def remember_language(user):
-    """Keep the request's language on `user` when it changed: no statement when it did not. On a read the
-    UPDATE commits at once (reads run in autocommit, transactions.py); on a write, with the request."""
+def kept_language(user_id, known):
+    """The account's language once the request's is kept: the supported language the request names when it
+    differs from `known` (one UPDATE; on a read it commits at once, reads running in autocommit,
+    transactions.py; on a write, with the request), else `known`, with no statement."""
     language = named_language()
-    if language is None or user.language == language:
-        return
-    db.session.execute(update(User).where(User.id == user.id).values(language=language))
-    set_committed_value(user, "language", language)
+    if language is None or language == known:
+        return known
+    db.session.execute(update(User).where(User.id == user_id).values(language=language))
+    return language
+
+
+def remember_language(user):
+    """Keep the request's language on the ORM `user` when it changed (kept_language)."""
+    language = kept_language(user.id, user.language)
+    if language != user.language:
+        set_committed_value(user, "language", language)
