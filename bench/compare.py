@@ -1,5 +1,6 @@
 """Old code against new code in one run (`bench.run --compare-ref REF`): the autosave scenario
-(bench/autosave.py) and the editor capacity search (bench/editor.py) on REF's code (old) and on the
+(bench/autosave.py, --only service), the editor capacity search (bench/editor.py, --only editor) and the
+four DB-backed reads against the floor (bench/floor.py, --only floor) on REF's code (old) and on the
 working tree (new; or on a second ref with --compare-new-ref), on each backend.
 
 REF is checked out with `git worktree add --detach` in a temporary directory, removed at the end (also on
@@ -13,7 +14,13 @@ the old side; a new SQLite file each), seeded the same way through HTTP.
 Both servers stay up, and the measurements alternate, the order flipping every round (old new, new old,
 old new, ...), so a machine that slows down or speeds up during the run affects both sides alike. Each
 autosave round is `--duration` seconds; the table gives each side's best round (busy neighbours on a
-shared machine only ever lower a figure) and the median. Results: bench-results/compare.md and .json.
+shared machine only ever lower a figure) and the median.
+
+A read round of a side starts that tree's floor (bench/floor.py under gunicorn, from the tree, on the
+side's database and secrets; one floor at a time), then on each read runs wrk on the floor and at once on
+the service, `--duration` seconds each, and stops the floor: the ratio service/floor of a read comes from
+one round, so the machine's drift between rounds cancels out of it. The table gives each side's median of
+those ratios and its best round's service req/s. Results: bench-results/compare.md and .json.
 """
 import json
 import os
@@ -26,7 +33,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import autosave, editor, seed
+from . import autosave, editor, load, seed
+from .scenarios import check_floor, floor_reads
 from .service import BIN, ROOT, Gunicorn, free_port, production_env, python, reset_database
 
 RESULTS = ROOT / "bench-results"
@@ -139,6 +147,8 @@ class Side:
             RESULTS.mkdir(exist_ok=True)
             self.log_path = RESULTS / f"compare-{backend}-{tree.side}.log"
             self.log_path.unlink(missing_ok=True)
+            self.floor_log_path = RESULTS / f"compare-{backend}-{tree.side}-floor.log"
+            self.floor_log_path.unlink(missing_ok=True)
             self.server = Gunicorn(self.env, log_path=self.log_path, cwd=tree.path)
             check_process(self.server, tree)
             print(f"  {backend:6} {tree.side}: gunicorn in {tree.path}, trazo from {self.imports[0]}", flush=True)
@@ -146,16 +156,48 @@ class Side:
         except BaseException:
             self.stop()
             raise
-        self.autosaves, self.editors = [], []
+        self.autosaves, self.editors, self.reads = [], [], []
 
     def autosave(self, args, duration):
         return autosave.run(self.server.base_url, self.seeded.token, self.seeded.diagram_ids[1:], args.connections,
                             duration)
 
+    def warm_reads(self, args):
+        """Every worker of the service up and warm on each read, WARM_SECONDS each."""
+        for _, spec in floor_reads(self.seeded):
+            load.wrk(self.server.base_url, **{**spec, "connections": args.connections, "duration": WARM_SECONDS})
+
+    def read_round(self, args):
+        """One round of the reads: the tree's floor started (answering each read, warmed), then on each read
+        wrk on the floor and right after on the service; the floor stopped at the end, in any case.
+        {read: {"service": wrk result, "floor": wrk result, "ratio": service req/s over the floor's}}."""
+        floor = Gunicorn({**self.env, "PORT": str(free_port())}, target="bench.floor:app",
+                         log_path=self.floor_log_path, cwd=self.tree.path)
+        reads, results = floor_reads(self.seeded), {}
+        try:
+            check_process(floor, self.tree)
+            check_floor(floor.base_url, reads)
+            load.wrk(floor.base_url, **{**reads[0][1], "connections": args.connections, "duration": WARM_SECONDS})
+            for name, spec in reads:
+                spec = {"connections": args.connections, "duration": args.duration, **spec}
+                below = load.wrk(floor.base_url, **spec)
+                measured = load.wrk(self.server.base_url, **spec)
+                results[name] = {"service": measured, "floor": below, "ratio": _share(measured["rps"], below["rps"])}
+        finally:
+            floor.stop()
+        return results
+
     def stop(self):
         if self.server:
             self.server.stop()
         remove_temporary(self.env)
+
+
+def require_floor(trees):
+    """Each tree has the floor the reads are measured against (bench/floor.py)."""
+    for tree in trees:
+        if not (tree.path / "bench" / "floor.py").exists():
+            raise RuntimeError(f"{tree.side}: {tree.label} has no bench/floor.py; leave floor out of --only")
 
 
 def remove_temporary(env):
@@ -185,6 +227,8 @@ def compare_backend(backend, trees, args, extra, parts):
                     sequence.append(f"{tree.side} {result['rps']:.0f}")
                     print(f"  {backend:6} round {index} {tree.side}: autosave {result['rps']:>8.1f} req/s  "
                           f"p99 {result['p99_ms']} ms  errors {result['errors']}", flush=True)
+        if "floor" in parts:
+            compare_reads(backend, trees, sides, args)
         if "editor" in parts:
             for index, order in enumerate(_orders(trees, args.editor_rounds), start=1):
                 for tree in order:
@@ -197,8 +241,27 @@ def compare_backend(backend, trees, args, extra, parts):
         for side in sides.values():
             side.stop()
     return {"sequence": sequence, **{side: {"autosave": summarize_autosave(entry.autosaves),
-                                            "editor": summarize_editor(entry.editors), "imports": entry.imports}
+                                            "editor": summarize_editor(entry.editors),
+                                            "reads": summarize_reads(entry.reads), "imports": entry.imports}
                                      for side, entry in sides.items()}}
+
+
+def compare_reads(backend, trees, sides, args):
+    """The services warmed on the reads, then `--rounds` read rounds per side, alternating."""
+    for tree in trees:
+        sides[tree.side].warm_reads(args)
+    for index, order in enumerate(_orders(trees, args.rounds), start=1):
+        for tree in order:
+            results = sides[tree.side].read_round(args)
+            sides[tree.side].reads.append(results)
+            for name, result in results.items():
+                print(f"  {backend:6} round {index} {tree.side}: {name:28} service {result['service']['rps']:>8.1f} "
+                      f"req/s  floor {result['floor']['rps']:>8.1f} req/s  ratio {result['ratio']}", flush=True)
+
+
+def _share(rps, floor_rps):
+    """A read's service req/s over its floor's, to 2 decimals (None without a floor figure)."""
+    return round(rps / floor_rps, 2) if floor_rps else None
 
 
 def summarize_autosave(rounds):
@@ -210,6 +273,25 @@ def summarize_autosave(rounds):
             "median_rps": round(statistics.median(result["rps"] for result in rounds), 1),
             "median_p99_ms": round(statistics.median(p99s), 2) if p99s else None,
             "errors": sum(result["errors"] for result in rounds), "rounds": rounds}
+
+
+def summarize_reads(rounds):
+    """Per read: the best round's service req/s and the best floor req/s, the median and the best of the
+    rounds' ratios, the errors of both, and every round's figures."""
+    if not rounds:
+        return None
+    summary = {}
+    for name in rounds[0]:
+        measured = [results[name] for results in rounds]
+        ratios = [result["ratio"] for result in measured if result["ratio"] is not None]
+        summary[name] = {
+            "best_service_rps": max(result["service"]["rps"] for result in measured),
+            "best_floor_rps": max(result["floor"]["rps"] for result in measured),
+            "median_ratio": round(statistics.median(ratios), 2) if ratios else None,
+            "best_ratio": max(ratios, default=None),
+            "errors": sum(result["service"]["errors"] + result["floor"]["errors"] for result in measured),
+            "rounds": measured}
+    return summary
 
 
 def summarize_editor(searches):
@@ -234,12 +316,23 @@ def _users(summary):
     return f"{'>= ' if summary['capped'] else ''}{summary['users_held']}"
 
 
-def table(results, trees, args):
+def heading(trees, args):
+    """The line above the table: the two sides, the cores, and how each part that ran was measured."""
     old, new = trees
-    lines = [f"Old: {old.label}. New: {new.label}. {os.cpu_count()} CPU cores; autosave: {args.connections} "
-             f"connections, each on its own diagram, {args.rounds} round(s) of {args.duration} s per side; editor: "
-             f"{args.editor_rounds} search(es) per side.", "",
-             "| backend | measure | old | new | new/old |", "|---|---|---:|---:|---:|"]
+    measured = []
+    if "service" in args.only:
+        measured.append(f"autosave: {args.connections} connections, each on its own diagram, {args.rounds} "
+                        f"round(s) of {args.duration} s per side")
+    if "editor" in args.only:
+        measured.append(f"editor: {args.editor_rounds} search(es) per side")
+    if "floor" in args.only:
+        measured.append(f"reads: {args.connections} connections, {args.rounds} round(s) per side, each read "
+                        f"{args.duration} s on the side's floor then {args.duration} s on its service")
+    return f"Old: {old.label}. New: {new.label}. {os.cpu_count()} CPU cores; {'; '.join(measured)}."
+
+
+def table(results, trees, args):
+    lines = [heading(trees, args), "", "| backend | measure | old | new | new/old |", "|---|---|---:|---:|---:|"]
     notes = []
     for backend, sides in results.items():
         before, after = sides["old"], sides["new"]
@@ -271,17 +364,46 @@ def table(results, trees, args):
                                             f"(p99 {step['p99_ms']} ms)" for step in search["steps"])
                                   for search in summary["searches"])
                 notes.append(f"- {backend}: editor search {side}: {steps}")
+        if before["reads"] and after["reads"]:
+            read_lines, read_notes = read_rows(backend, before["reads"], after["reads"])
+            lines += read_lines
+            notes += read_notes
     return "\n".join(lines + [""] + notes)
+
+
+def read_rows(backend, before, after):
+    """The table's rows for the reads (per read: the median ratio to the floor, the best service req/s) and
+    the notes (per side and read: each round's service req/s, floor req/s and ratio, in round order)."""
+    lines, notes = [], []
+    for name in before:
+        a, b = before[name], after[name]
+        lines += [_row(backend, f"{name} ratio to floor, median of rounds", a["median_ratio"], b["median_ratio"]),
+                  _row(backend, f"{name} service req/s, best round", round(a["best_service_rps"]),
+                       round(b["best_service_rps"]))]
+    for side, reads in (("old", before), ("new", after)):
+        for name, summary in reads.items():
+            rounds = ", ".join(f"({result['service']['rps']:.0f}, {result['floor']['rps']:.0f}, "
+                               f"{_cell(result['ratio'])})" for result in summary["rounds"])
+            notes.append(f"- {backend}: {name} {side}, rounds (service req/s, floor req/s, ratio): {rounds}; best "
+                         f"ratio {_cell(summary['best_ratio'])}, best floor {summary['best_floor_rps']:.0f} req/s"
+                         + (f", {summary['errors']} errors" if summary["errors"] else ""))
+    return lines, notes
+
+
+def _cell(value):
+    return "-" if value is None else value
 
 
 def run(args, extra):
     """Check the trees out, compare on each backend, write the results; the worktrees go in every case."""
-    parts = [part for part in args.only if part in ("service", "editor")]  # ceiling and floor do not apply
+    parts = [part for part in args.only if part in ("service", "editor", "floor")]  # the ceiling does not apply
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     trees = []
     try:
         trees.append(add_worktree("old", args.compare_ref))
         trees.append(add_worktree("new", args.compare_new_ref) if args.compare_new_ref else working_tree())
+        if "floor" in parts:
+            require_floor(trees)
         print(f"comparing old = {trees[0].label} with new = {trees[1].label}", flush=True)
         results = {}
         for backend in args.backends.split(","):
@@ -295,7 +417,7 @@ def run(args, extra):
             "cores": os.cpu_count(), "old": {"label": trees[0].label, "sha": trees[0].sha},
             "new": {"label": trees[1].label, "sha": trees[1].sha},
             "connections": args.connections, "duration": args.duration, "rounds": args.rounds,
-            "editor_rounds": args.editor_rounds, "backends": results}, indent=2))
+            "editor_rounds": args.editor_rounds, "parts": parts, "backends": results}, indent=2))
         print("wrote bench-results/compare.md and compare.json")
     finally:
         for tree in trees:

@@ -3,9 +3,9 @@ loaded by wrk from a second process, between the bare-Flask ceiling and the hand
 editor workload's capacity (how many concurrent editors hold p99 < 250 ms); then, on PostgreSQL + Redis with
 the production defaults, the change feed: N subscribers held while editors autosave (bench/feed.py).
 
-With --compare-ref, instead: the autosave scenario (--only service) and the editor capacity (--only editor)
-on REF's code and on the working tree, alternating, in one run (bench/compare.py); writes
-bench-results/compare.md and compare.json.
+With --compare-ref, instead: the autosave scenario (--only service), the editor capacity (--only editor) and
+the DB-backed reads against each side's floor (--only floor) on REF's code and on the working tree,
+alternating, in one run (bench/compare.py); writes bench-results/compare.md and compare.json.
 
     .venv/bin/python -m bench.run [--backends pg,sqlite] [--duration 10] [--connections 16] [--streams 500]
                                   [--only ceiling,floor,service,editor,search,feed] [--editor-max-users 3200]
@@ -13,7 +13,7 @@ bench-results/compare.md and compare.json.
                                   [--subscribers 1000[,2000]] [--feed-env NAME=VALUE ...]
                                   [--database trazo_bench] [--redis-db 7]
     .venv/bin/python -m bench.run --compare-ref REF [--compare-new-ref REF2] [--rounds 3] [--editor-rounds 1]
-                                  [--only service,editor] [--backends ...] [--duration 10] ...
+                                  [--only service,editor,floor] [--backends ...] [--duration 10] ...
 
 Prints a Markdown table (requests/s, p50/p99, errors, ratio to the ceiling and to the floor, peak RSS per
 worker, the editor capacity and its search, the feed's delivery) and writes bench-results/results.json. How to
@@ -27,47 +27,15 @@ from urllib.parse import urlsplit
 
 import requests
 
-from . import autosave, compare, editor, feed, images, load, search, seed, streams
+from . import compare, editor, feed, images, load, search, seed, streams
 from .fake_openai import FakeOpenAI
+from .scenarios import check_floor, floor_reads, scenarios
 from .service import DATABASE, REDIS_DB, ROOT, Gunicorn, free_port, production_env, reset_database
 
 RESULTS = ROOT / "bench-results"
 # each backend's parts; the feed runs on PostgreSQL + Redis
 SERVICE_PARTS = ("ceiling", "floor", "service", "editor", "search")
 PARTS = (*SERVICE_PARTS, "feed")
-# The DB-backed reads bench/floor.py answers by hand.
-FLOOR_ROUTES = ("GET /projects", "GET /projects/{id}", "GET /diagrams/{id}", "GET /shared/{token}/diagram")
-
-
-def scenarios(seeded, connections=16):
-    project, diagram = seeded.project_ids[0], seeded.diagram_ids[0]
-    login = {"email": seeded.email, "password": seed.PASSWORD}
-    update = {"title": "Renamed by the benchmark", "content": seed.MERMAID}
-    render = {"source": seed.GRAPHVIZ, "diagram_type": "graphviz"}
-    return [
-        ("GET /health", dict(path="/health")),
-        ("POST /users/login", dict(path="/api/v1/users/login", method="POST", body=login)),
-        ("GET /projects", dict(path="/api/v1/projects", token=seeded.token)),
-        ("GET /projects/{id}", dict(path=f"/api/v1/projects/{project}", token=seeded.token)),
-        ("GET /diagrams/{id}", dict(path=f"/api/v1/diagrams/{diagram}", token=seeded.token)),
-        ("PUT /diagrams/{id}", dict(path=f"/api/v1/diagrams/{diagram}", method="PUT", body=update,
-                                    token=seeded.token)),
-        # Each connection edits its own diagram (not the first, which the other rows read and share).
-        (autosave.ENDPOINT, autosave.scenario(seeded.token, seeded.diagram_ids[1:], connections)),
-        ("GET /shared/{token}/diagram", dict(path=f"/api/v1/shared/{seeded.share_token}/diagram")),
-        ("POST /diagrams/render (cached)", dict(path="/api/v1/diagrams/render", method="POST", body=render)),
-        ("GET /projects/{400}/export", dict(path=f"/api/v1/projects/{seeded.big_project_id}/export",
-                                            token=seeded.token, connections=4)),
-        (IMAGE_HIT, dict(path=image_path(seeded))),
-        (IMAGE_304, dict(path=image_path(seeded), prepare=images.etag_of(image_path(seeded)))),
-    ]
-
-
-IMAGE_HIT, IMAGE_304 = "GET /shared/{token}/image.svg (cached)", "GET /shared/{token}/image.svg (304)"
-
-
-def image_path(seeded):
-    return f"/api/v1/shared/{seeded.image_token}/image.svg"
 
 
 def stream_count(backend, args):
@@ -90,14 +58,10 @@ def run_ceiling(env, args):
 def run_floor(env, seeded, args):
     """bench/floor.py on the service's database and secrets, on each DB-backed read: {route: wrk result}."""
     floor = Gunicorn({**env, "PORT": str(free_port())}, target="bench.floor:app")
-    routes = [(name, spec) for name, spec in scenarios(seeded) if name in FLOOR_ROUTES]
+    routes = floor_reads(seeded)
     results = {}
     try:
-        for name, spec in routes:
-            probe = requests.get(floor.base_url + spec["path"], timeout=10,
-                                 headers={"Authorization": f"Bearer {spec['token']}"} if spec.get("token") else {})
-            if probe.status_code != 200:
-                raise RuntimeError(f"the floor answered {name} with {probe.status_code}: {probe.text[:300]}")
+        check_floor(floor.base_url, routes)
         load.wrk(floor.base_url, **{**routes[0][1], "connections": args.connections, "duration": 2})  # warm
         for name, spec in routes:
             results[name] = load.wrk(floor.base_url, **{"connections": args.connections,
@@ -283,11 +247,13 @@ def parse_args():
     parser.add_argument("--redis-db", type=int, default=REDIS_DB, help="Redis db to flush and use")
     compared = parser.add_argument_group("old against new (bench/compare.py)")
     compared.add_argument("--compare-ref", metavar="REF",
-                          help="compare the autosave and the editor capacity on REF's code (a git worktree) "
-                               "with the working tree's; the old side uses DATABASE_old and Redis db REDIS_DB+1")
+                          help="compare the autosave, the editor capacity and the reads' ratio to the floor on "
+                               "REF's code (a git worktree) with the working tree's; the old side uses "
+                               "DATABASE_old and Redis db REDIS_DB+1")
     compared.add_argument("--compare-new-ref", metavar="REF",
                           help="the new side from this ref's worktree instead of the working tree")
-    compared.add_argument("--rounds", type=int, default=3, help="autosave runs per side, alternating")
+    compared.add_argument("--rounds", type=int, default=3,
+                          help="autosave runs and read rounds (floor) per side, alternating")
     compared.add_argument("--editor-rounds", type=int, default=1, help="editor capacity searches per side")
     args = parser.parse_args()
     args.only = [part.strip() for part in args.only.split(",") if part.strip()]
@@ -299,8 +265,9 @@ def parse_args():
         parser.error(f"unknown part(s) {', '.join(sorted(unknown))}; choose among {', '.join(PARTS)}")
     if args.compare_new_ref and not args.compare_ref:
         parser.error("--compare-new-ref needs --compare-ref")
-    if args.compare_ref and not {"service", "editor"} & set(args.only):
-        parser.error("--compare-ref measures the autosave (--only service) and the editor capacity (--only editor)")
+    if args.compare_ref and not {"service", "editor", "floor"} & set(args.only):
+        parser.error("--compare-ref measures the autosave (--only service), the editor capacity (--only editor) "
+                     "and the reads against the floor (--only floor)")
     if args.rounds < 1 or args.editor_rounds < 1:
         parser.error("--rounds and --editor-rounds are at least 1")
     return args
