@@ -1,0 +1,89 @@
+"""On SQLite the writers of a process take turns on a lock of the process before SQLite's write lock
+(transactions.SQLiteWriters): a save that comes while another transaction writes waits for its turn, not in
+SQLite's busy handler, which sleeps in growing steps and gives up at the connection's timeout."""
+import os
+import threading
+
+import pytest
+from sqlalchemy import text
+
+from trazo import create_app
+from trazo.extensions import db
+
+from ..helpers import PASSWORD, ApiClient, create_diagram, create_project
+
+pytestmark = pytest.mark.skipif(bool(os.environ.get("TEST_DATABASE_URL")), reason="SQLite's write lock")
+
+BUSY_SECONDS = 0.05  # the impatient application's SQLite busy timeout
+EMAIL = "writer@example.com"
+
+
+@pytest.fixture
+def impatient(app_env, tmp_path):
+    """An application on a SQLite file of its own whose busy handler gives up after 50 ms."""
+    application = create_app(env={**app_env, "DATABASE_URL": f"sqlite:///{tmp_path / 'writers.db'}"},
+                             overrides={"SQLALCHEMY_ENGINE_OPTIONS": {"connect_args": {"timeout": BUSY_SECONDS}}})
+    with application.app_context():
+        db.create_all()
+    yield application
+    with application.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+def _editor(application):
+    web = ApiClient(application.test_client(), "10.9.0.1")
+    assert web.post("/users/register", json={"email": EMAIL, "password": PASSWORD, "full_name": "W"}).status_code == 201
+    token = web.post("/users/login", json={"email": EMAIL, "password": PASSWORD}).json["access_token"]
+    editor = web.signed_in(token)
+    return editor, create_diagram(editor, create_project(editor)["id"])
+
+
+def _save_in_thread(editor, diagram, content):
+    answers = []
+    saver = threading.Thread(target=lambda: answers.append(
+        editor.put(f"/diagrams/{diagram['id']}", json={"content": content})))
+    saver.start()
+    return saver, answers
+
+
+def _holder(application, **options):
+    """A connection of the application's engine that has written (and so holds the turn, unless in autocommit)."""
+    with application.app_context():
+        holder = db.engine.connect().execution_options(**options)
+    holder.execute(text("UPDATE users SET full_name = 'Holder' WHERE email = :email"), {"email": EMAIL})
+    return holder
+
+
+def test_a_save_while_another_transaction_writes_waits_for_its_turn_and_lands(impatient):
+    editor, diagram = _editor(impatient)
+    holder = _holder(impatient)
+    saver, answers = _save_in_thread(editor, diagram, "flowchart LR\n  A --> B")
+    saver.join(20 * BUSY_SECONDS)  # SQLite alone would have refused it by now ("database is locked")
+    assert saver.is_alive() and not answers
+    holder.commit()
+    holder.close()
+    saver.join(10)
+    assert answers[0].status_code == 200, answers[0].json
+    assert editor.get(f"/diagrams/{diagram['id']}").json["content"] == "flowchart LR\n  A --> B"
+    assert editor.get("/users/me").json["full_name"] == "Holder"
+
+
+def test_a_write_in_autocommit_gives_the_turn_back_at_once(impatient):
+    editor, diagram = _editor(impatient)
+    holder = _holder(impatient, isolation_level="AUTOCOMMIT")
+    saver, answers = _save_in_thread(editor, diagram, "flowchart LR\n  C --> D")
+    saver.join(10)  # a turn kept by the holder would hold the save for SQLITE_TURN_SECONDS (30 s)
+    holder.close()
+    assert not saver.is_alive() and answers[0].status_code == 200, answers
+
+
+def test_a_rolled_back_transaction_gives_the_turn_back(impatient):
+    editor, diagram = _editor(impatient)
+    holder = _holder(impatient)
+    saver, answers = _save_in_thread(editor, diagram, "flowchart LR\n  E --> F")
+    holder.rollback()
+    saver.join(10)
+    holder.close()
+    assert answers[0].status_code == 200, answers
+    assert editor.get("/users/me").json["full_name"] == "W"
