@@ -25,6 +25,7 @@ from functools import wraps
 
 from flask import g, has_request_context, request
 from sqlalchemy import event
+from sqlalchemy.orm import Session
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -48,9 +49,11 @@ def watch(engine):
 class SQLiteWriters:
     """One writing transaction at a time per process and engine, the others waiting on a lock in arrival
     (the OS's) order. A connection takes the turn before its transaction's first write statement and gives
-    it back when the transaction ends (commit, rollback, or a statement that left no transaction open: a
-    write in autocommit), and at the latest when the pool takes the connection back. A thread that holds
-    the turn on another connection does not wait for itself: SQLite's busy handler decides, as before."""
+    it back once the transaction has ended: after the session's commit or rollback (the commit written to
+    disk, so the next writer meets no lock), after a statement that left no transaction open (a write in
+    autocommit), and at the latest when the pool takes the connection back (a Core transaction). A thread
+    that holds the turn on another connection does not wait for itself: SQLite's busy handler decides, as
+    before."""
 
     HOLDS = "trazo.sqlite_write_turn"  # in the DBAPI connection's info: it holds the turn
 
@@ -61,33 +64,43 @@ class SQLiteWriters:
     def watch(self, engine):
         event.listen(engine, "before_cursor_execute", self.before_statement)
         event.listen(engine, "after_cursor_execute", self.after_statement)
-        event.listen(engine, "commit", self.ended)
-        event.listen(engine, "rollback", self.ended)
         event.listen(engine.pool, "checkin", self.checked_in)
+        for name in ("after_commit", "after_rollback"):
+            if not event.contains(Session, name, _session_ended):
+                event.listen(Session, name, _session_ended)
 
     def before_statement(self, connection, _cursor, statement, *_args):
-        if connection.info.get(self.HOLDS) or not SQLITE_WRITE.match(statement):
-            return
-        if self.holder == threading.get_ident():
+        info = connection.info
+        if info.get(self.HOLDS) or not SQLITE_WRITE.match(statement) or self.holder == threading.get_ident():
             return
         if self.turn.acquire(timeout=SQLITE_TURN_SECONDS):
             self.holder = threading.get_ident()
-            connection.info[self.HOLDS] = True
+            info[self.HOLDS] = True
+            TURNS[self.holder] = (self, info)
 
     def after_statement(self, connection, cursor, *_args):
         if connection.info.get(self.HOLDS) and not cursor.connection.in_transaction:
             self.give_back(connection.info)
-
-    def ended(self, connection):
-        self.give_back(connection.info)
 
     def checked_in(self, _dbapi_connection, record):
         self.give_back(record.info)
 
     def give_back(self, info):
         if info.pop(self.HOLDS, False):
+            TURNS.pop(self.holder, None)
             self.holder = None
             self.turn.release()
+
+
+# The turn each thread holds: {thread id: (its SQLiteWriters, the holding connection's info)}.
+TURNS = {}
+
+
+def _session_ended(_session, *_args):
+    """A session's commit or rollback has reached the database: its thread's turn goes back."""
+    held = TURNS.get(threading.get_ident())
+    if held is not None:
+        held[0].give_back(held[1])
 
 
 def in_transaction(view):

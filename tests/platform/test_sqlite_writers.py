@@ -47,43 +47,59 @@ def _save_in_thread(editor, diagram, content):
     return saver, answers
 
 
-def _holder(application, **options):
-    """A connection of the application's engine that has written (and so holds the turn, unless in autocommit)."""
-    with application.app_context():
-        holder = db.engine.connect().execution_options(**options)
-    holder.execute(text("UPDATE users SET full_name = 'Holder' WHERE email = :email"), {"email": EMAIL})
-    return holder
+HOLDER_WRITE = text("UPDATE users SET full_name = 'Holder' WHERE email = :email")
 
 
-def test_a_save_while_another_transaction_writes_waits_for_its_turn_and_lands(impatient):
-    editor, diagram = _editor(impatient)
-    holder = _holder(impatient)
-    saver, answers = _save_in_thread(editor, diagram, "flowchart LR\n  A --> B")
+def _waits_for_its_turn(saver, answers):
     saver.join(20 * BUSY_SECONDS)  # SQLite alone would have refused it by now ("database is locked")
-    assert saver.is_alive() and not answers
-    holder.commit()
-    holder.close()
-    saver.join(10)
-    assert answers[0].status_code == 200, answers[0].json
+    return saver.is_alive() and not answers
+
+
+def _landed(saver, answers):
+    saver.join(10)  # a turn not given back would hold the save for SQLITE_TURN_SECONDS (30 s)
+    return not saver.is_alive() and answers[0].status_code == 200
+
+
+def test_a_save_while_a_session_writes_waits_for_its_turn_and_lands_after_the_commit(impatient):
+    editor, diagram = _editor(impatient)
+    with impatient.app_context():
+        db.session.execute(HOLDER_WRITE, {"email": EMAIL})
+        saver, answers = _save_in_thread(editor, diagram, "flowchart LR\n  A --> B")
+        assert _waits_for_its_turn(saver, answers)
+        db.session.commit()
+        assert _landed(saver, answers), answers
     assert editor.get(f"/diagrams/{diagram['id']}").json["content"] == "flowchart LR\n  A --> B"
     assert editor.get("/users/me").json["full_name"] == "Holder"
 
 
+def test_a_rolled_back_session_gives_the_turn_back(impatient):
+    editor, diagram = _editor(impatient)
+    with impatient.app_context():
+        db.session.execute(HOLDER_WRITE, {"email": EMAIL})
+        saver, answers = _save_in_thread(editor, diagram, "flowchart LR\n  E --> F")
+        assert _waits_for_its_turn(saver, answers)
+        db.session.rollback()
+        assert _landed(saver, answers), answers
+    assert editor.get("/users/me").json["full_name"] == "W"
+
+
+def test_a_core_transaction_gives_the_turn_back_with_its_connection(impatient):
+    editor, diagram = _editor(impatient)
+    with impatient.app_context():
+        holder = db.engine.connect()
+    holder.execute(HOLDER_WRITE, {"email": EMAIL})
+    saver, answers = _save_in_thread(editor, diagram, "flowchart LR\n  G --> H")
+    assert _waits_for_its_turn(saver, answers)
+    holder.commit()
+    holder.close()
+    assert _landed(saver, answers), answers
+
+
 def test_a_write_in_autocommit_gives_the_turn_back_at_once(impatient):
     editor, diagram = _editor(impatient)
-    holder = _holder(impatient, isolation_level="AUTOCOMMIT")
+    with impatient.app_context():
+        holder = db.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    holder.execute(HOLDER_WRITE, {"email": EMAIL})
     saver, answers = _save_in_thread(editor, diagram, "flowchart LR\n  C --> D")
-    saver.join(10)  # a turn kept by the holder would hold the save for SQLITE_TURN_SECONDS (30 s)
+    assert _landed(saver, answers), answers
     holder.close()
-    assert not saver.is_alive() and answers[0].status_code == 200, answers
-
-
-def test_a_rolled_back_transaction_gives_the_turn_back(impatient):
-    editor, diagram = _editor(impatient)
-    holder = _holder(impatient)
-    saver, answers = _save_in_thread(editor, diagram, "flowchart LR\n  E --> F")
-    holder.rollback()
-    saver.join(10)
-    holder.close()
-    assert answers[0].status_code == 200, answers
-    assert editor.get("/users/me").json["full_name"] == "W"
