@@ -11,6 +11,7 @@ from ...extensions import db
 from ...models.base import utcnow
 from ...models.sharing import AccessLog
 from ...ratelimit import Counter, client_address
+from ...transactions import reads_in_autocommit
 
 RETENTION = timedelta(days=90)
 LOG_VISIT = insert(AccessLog.__table__)
@@ -45,11 +46,13 @@ def _prunes():
 
 
 def record(link, result):
-    """Log one visit and commit; at most once an hour (across workers) drop entries past retention."""
+    """Log one visit and commit; at most once an hour (across workers) drop entries past retention. On a
+    GET the statements ran in autocommit, each committed on its own: no session commit to run."""
     # A Core insert on the session's connection (the columns' defaults give its id and time): no object for
     # the unit of work to flush.
     db.session.connection().execute(LOG_VISIT, {"link_id": link.id if link else None, "ip_hash": address_hash(),
                                                 "result": result})
     if _prunes().due():
         db.session.execute(delete(AccessLog).where(AccessLog.created_at < utcnow() - RETENTION))
-    db.session.commit()
+    if not reads_in_autocommit():
+        db.session.commit()
