@@ -45,6 +45,8 @@ class SignedInUser(namedtuple("SignedInUser", USER_KEYS)):
 
     __slots__ = ()
     is_admin = User.is_admin
+
+
 # Wrong current passwords of a signed-in user, counted per account across every route that asks for it.
 PASSWORD_CHECK_FAILURES = 5
 PASSWORD_CHECK_LOCK_SECONDS = 15 * 60

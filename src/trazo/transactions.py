@@ -64,7 +64,8 @@ class SQLiteWriters:
     def watch(self, engine):
         event.listen(engine, "before_cursor_execute", self.before_statement)
         event.listen(engine, "after_cursor_execute", self.after_statement)
-        event.listen(engine.pool, "checkin", self.checked_in)
+        for name in ("checkin", "invalidate", "soft_invalidate"):  # before an invalidated connection's info goes
+            event.listen(engine.pool, name, self.checked_in)
         for name in ("after_commit", "after_rollback"):
             if not event.contains(Session, name, _session_ended):
                 event.listen(Session, name, _session_ended)
@@ -82,7 +83,7 @@ class SQLiteWriters:
         if connection.info.get(self.HOLDS) and not cursor.connection.in_transaction:
             self.give_back(connection.info)
 
-    def checked_in(self, _dbapi_connection, record):
+    def checked_in(self, _dbapi_connection, record, *_exception):
         self.give_back(record.info)
 
     def give_back(self, info):
