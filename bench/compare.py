@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import autosave, editor, load, seed
-from .scenarios import check_floor, floor_reads
+from .scenarios import floor_reads, ready_floor
 from .service import BIN, ROOT, Gunicorn, free_port, production_env, python, reset_database
 
 RESULTS = ROOT / "bench-results"
@@ -171,20 +171,15 @@ class Side:
         """One round of the reads: the tree's floor started (answering each read, warmed), then on each read
         wrk on the floor and right after on the service; the floor stopped at the end, in any case.
         {read: {"service": wrk result, "floor": wrk result, "ratio": service req/s over the floor's}}."""
-        floor = Gunicorn({**self.env, "PORT": str(free_port())}, target="bench.floor:app",
-                         log_path=self.floor_log_path, cwd=self.tree.path)
-        reads, results = floor_reads(self.seeded), {}
-        try:
+        results = {}
+        with ready_floor(self.env, self.seeded, args.connections, log_path=self.floor_log_path,
+                         cwd=self.tree.path) as (floor, reads):
             check_process(floor, self.tree)
-            check_floor(floor.base_url, reads)
-            load.wrk(floor.base_url, **{**reads[0][1], "connections": args.connections, "duration": WARM_SECONDS})
             for name, spec in reads:
                 spec = {"connections": args.connections, "duration": args.duration, **spec}
                 below = load.wrk(floor.base_url, **spec)
                 measured = load.wrk(self.server.base_url, **spec)
                 results[name] = {"service": measured, "floor": below, "ratio": _share(measured["rps"], below["rps"])}
-        finally:
-            floor.stop()
         return results
 
     def stop(self):

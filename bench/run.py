@@ -29,7 +29,7 @@ import requests
 
 from . import compare, editor, feed, images, load, search, seed, streams
 from .fake_openai import FakeOpenAI
-from .scenarios import check_floor, floor_reads, scenarios
+from .scenarios import ready_floor, scenarios
 from .service import DATABASE, REDIS_DB, ROOT, Gunicorn, free_port, production_env, reset_database
 
 RESULTS = ROOT / "bench-results"
@@ -57,19 +57,13 @@ def run_ceiling(env, args):
 
 def run_floor(env, seeded, args):
     """bench/floor.py on the service's database and secrets, on each DB-backed read: {route: wrk result}."""
-    floor = Gunicorn({**env, "PORT": str(free_port())}, target="bench.floor:app")
-    routes = floor_reads(seeded)
     results = {}
-    try:
-        check_floor(floor.base_url, routes)
-        load.wrk(floor.base_url, **{**routes[0][1], "connections": args.connections, "duration": 2})  # warm
+    with ready_floor(env, seeded, args.connections) as (floor, routes):
         for name, spec in routes:
             results[name] = load.wrk(floor.base_url, **{"connections": args.connections,
                                                         "duration": args.duration, **spec})
             print(f"  {'floor':6} {name:32} {results[name]['rps']:>9.1f} req/s  p99 {results[name]['p99_ms']} ms",
                   flush=True)
-    finally:
-        floor.stop()
     return results
 
 

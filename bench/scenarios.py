@@ -1,9 +1,13 @@
 """The wrk scenarios of `make bench` (bench/run.py), and the four DB-backed reads that bench/floor.py answers
 too, which bench/compare.py also measures (a module of its own: run.py imports compare.py)."""
+from contextlib import contextmanager
+
 import requests
 
-from . import autosave, images, seed
+from . import autosave, images, load, seed
+from .service import Gunicorn, free_port
 
+FLOOR_WARM_SECONDS = 2
 # The DB-backed reads bench/floor.py answers by hand.
 FLOOR_ROUTES = ("GET /projects", "GET /projects/{id}", "GET /diagrams/{id}", "GET /shared/{token}/diagram")
 IMAGE_HIT, IMAGE_304 = "GET /shared/{token}/image.svg (cached)", "GET /shared/{token}/image.svg (304)"
@@ -58,3 +62,18 @@ def check_floor(base_url, reads):
                              headers={"Authorization": f"Bearer {spec['token']}"} if spec.get("token") else {})
         if probe.status_code != 200:
             raise RuntimeError(f"the floor answered {name} with {probe.status_code}: {probe.text[:300]}")
+
+
+@contextmanager
+def ready_floor(env, seeded, connections, **gunicorn):
+    """bench/floor.py under gunicorn on `env`'s database and secrets (`gunicorn`: Gunicorn's other arguments),
+    each read answered once (check_floor) and the first warmed: yields (floor, the reads); stopped on leaving,
+    in any case."""
+    floor = Gunicorn({**env, "PORT": str(free_port())}, target="bench.floor:app", **gunicorn)
+    try:
+        reads = floor_reads(seeded)
+        check_floor(floor.base_url, reads)
+        load.wrk(floor.base_url, **{**reads[0][1], "connections": connections, "duration": FLOOR_WARM_SECONDS})
+        yield floor, reads
+    finally:
+        floor.stop()

@@ -55,11 +55,10 @@ class SQLiteWriters:
     that holds the turn on another connection does not wait for itself: SQLite's busy handler decides, as
     before."""
 
-    HOLDS = "trazo.sqlite_write_turn"  # in the DBAPI connection's info: it holds the turn
+    HOLDS = "trazo.sqlite_write_turn"  # in the DBAPI connection's info: the thread that took the turn on it
 
     def __init__(self):
         self.turn = threading.Lock()
-        self.holder = None  # the thread that holds the turn
 
     def watch(self, engine):
         event.listen(engine, "before_cursor_execute", self.before_statement)
@@ -71,25 +70,23 @@ class SQLiteWriters:
                 event.listen(Session, name, _session_ended)
 
     def before_statement(self, connection, _cursor, statement, *_args):
-        info = connection.info
-        if info.get(self.HOLDS) or not SQLITE_WRITE.match(statement) or self.holder == threading.get_ident():
+        info, thread = connection.info, threading.get_ident()
+        if self.HOLDS in info or not SQLITE_WRITE.match(statement) or TURNS.get(thread, (None,))[0] is self:
             return
         if self.turn.acquire(timeout=SQLITE_TURN_SECONDS):
-            self.holder = threading.get_ident()
-            info[self.HOLDS] = True
-            TURNS[self.holder] = (self, info)
+            info[self.HOLDS] = thread
+            TURNS[thread] = (self, info)
 
     def after_statement(self, connection, cursor, *_args):
-        if connection.info.get(self.HOLDS) and not cursor.connection.in_transaction:
+        if self.HOLDS in connection.info and not cursor.connection.in_transaction:
             self.give_back(connection.info)
 
     def checked_in(self, _dbapi_connection, record, *_exception):
         self.give_back(record.info)
 
     def give_back(self, info):
-        if info.pop(self.HOLDS, False):
-            TURNS.pop(self.holder, None)
-            self.holder = None
+        if self.HOLDS in info:
+            TURNS.pop(info.pop(self.HOLDS), None)
             self.turn.release()
 
 
