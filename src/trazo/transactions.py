@@ -4,7 +4,11 @@
   in the DBAPI's autocommit mode (SQLAlchemy's `isolation_level="AUTOCOMMIT"` execution option, set
   when the session takes a connection from the pool), so PostgreSQL sees no `BEGIN` before the
   first statement and no `ROLLBACK` when the session ends: two round trips fewer per read. A request
-  that never touches the database never takes a connection.
+  that never touches the database never takes a connection. On SQLite the connection's own switch is
+  flipped instead (`isolation_level = None`, as SQLAlchemy's pysqlite recipe does) and flipped back when
+  the pool takes it back: SQLAlchemy would reset its option with `PRAGMA read_uncommitted`, and a flag
+  pragma expires every prepared statement of the connection, so each read parsed and planned its
+  statements anew.
 - A GET route that writes declares it (`Blueprint.route(..., transaction=True)`, api/blueprint.py):
   its statements run in a transaction, as those of every POST, PUT, PATCH and DELETE do.
 - A statement that meets a dead pooled connection (the database restarted) is retried once, on a
@@ -39,11 +43,14 @@ SQLITE_TURN_SECONDS = 30
 
 def watch(engine):
     """Put the listeners of this module on `engine` (idempotent)."""
-    if not event.contains(engine, "engine_connect", _reads_in_autocommit):
-        event.listen(engine, "engine_connect", _reads_in_autocommit)
+    if not event.contains(engine, "after_cursor_execute", _count_statement):
         event.listen(engine, "after_cursor_execute", _count_statement)
         if engine.dialect.name == "sqlite":
+            event.listen(engine, "engine_connect", _sqlite_reads_in_autocommit)
+            event.listen(engine.pool, "checkin", _sqlite_transactions_again)
             SQLiteWriters().watch(engine)
+        else:
+            event.listen(engine, "engine_connect", _reads_in_autocommit)
 
 
 class SQLiteWriters:
@@ -133,6 +140,23 @@ def retry_is_safe(error):
 def _reads_in_autocommit(connection):
     if reads_in_autocommit():
         connection.execution_options(isolation_level="AUTOCOMMIT")
+
+
+# In a pooled SQLite connection's info: its pysqlite `isolation_level` before a read switched it off.
+SQLITE_ISOLATION = "trazo.sqlite_isolation_level"
+
+
+def _sqlite_reads_in_autocommit(connection):
+    if reads_in_autocommit():
+        pooled = connection.connection
+        pooled.info.setdefault(SQLITE_ISOLATION, pooled.driver_connection.isolation_level)
+        pooled.driver_connection.isolation_level = None  # no implicit BEGIN: each write commits on its own
+
+
+def _sqlite_transactions_again(dbapi_connection, record):
+    isolation_level = record.info.pop(SQLITE_ISOLATION, None)
+    if isolation_level is not None and dbapi_connection is not None:  # None: the connection was invalidated
+        dbapi_connection.isolation_level = isolation_level
 
 
 def _count_statement(_connection, _cursor, _statement, _parameters, _context, _executemany):
