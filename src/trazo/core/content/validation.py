@@ -125,7 +125,10 @@ def _without_strings(line, quotes):
     A quote that is never closed stays as it is; no later quote of that kind can close either, so
     it is not looked for again (rescanning from each one would be quadratic).
     """
-    pieces, position, live = [], 0, "".join(quote for quote in quotes if quote in line)
+    live = "".join(filter(line.__contains__, quotes))
+    if not live:  # most lines: nothing to empty
+        return line
+    pieces, position = [], 0
     while live and (opening := re.compile(f"[{live}]").search(line, position)):
         quote = opening.group()
         found = STRINGS[quote].match(line, opening.start())
@@ -152,14 +155,16 @@ def _dbml_line(line):
 
 
 def _dbml(lines):
-    problems = _balanced(lines, _dbml_line)
+    # Once: every check below reads the code without strings and comments (a line with no quote or slash
+    # has none).
+    lines = [_dbml_line(line) if "'" in line or '"' in line or "/" in line else line for line in lines]
+    problems = _balanced(lines, str)
     if problems:
         return problems
-    code = "\n".join(_dbml_line(line) for line in lines)
-    if not DBML_CONTENT.search(code):
+    if not DBML_CONTENT.search("\n".join(lines)):
         return [_("A DBML diagram needs at least one Table, Enum or Ref.")]
-    for number, raw in enumerate(lines, 1):
-        line = _dbml_line(raw).strip()
+    for number, line in enumerate(lines, 1):
+        line = line.strip()
         if line.startswith("Table ") and not DBML_TABLE.match(line):
             return [_("Line %(line)s: a table is declared as 'Table name {' (optionally 'as alias').",
                       line=number)]
