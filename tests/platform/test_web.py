@@ -89,6 +89,17 @@ def test_chunked_body_over_the_limit_is_413(client, app):
     assert error_detail(response, 413) == "Request body too large"
 
 
+@pytest.mark.parametrize("size", ["small", "at the limit"])
+def test_chunked_body_up_to_the_limit_is_read(client, app, size):
+    head, tail = b'{"email": "chunked@example.com", "password": "', b'"}'
+    length = 2000 if size == "small" else app.config["MAX_REQUEST_BODY_BYTES"] - len(head) - len(tail)
+    body = head + b"x" * length + tail
+    response = client.post("/users/login", input_stream=io.BytesIO(body), content_type="application/json",
+                           headers={"Transfer-Encoding": "chunked"}, environ_overrides={"wsgi.input_terminated": True})
+    assert response.status_code == 422  # the 1024-character password bound: the whole body was read
+    validation_errors(response, "password")
+
+
 def test_body_at_the_limit_is_read(client, app):
     limit = app.config["MAX_REQUEST_BODY_BYTES"]
     head, tail = b'{"email": "limit@example.com", "password": "', b'"}'

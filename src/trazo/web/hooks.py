@@ -41,7 +41,12 @@ def register_request_hooks(app):
         if request.content_length is not None and request.content_length > limit:
             raise RequestEntityTooLarge()
         if request.content_length is None and "chunked" in request.headers.get("Transfer-Encoding", "").lower():
-            _read_chunked_body(limit)
+            # Read now, so a body past the limit is a 413 here: werkzeug stops reading a stream the server
+            # ended (gunicorn's chunked bodies) at `max_content_length`, without a word, so one byte more
+            # is let through to tell a longer body.
+            request.max_content_length = limit + 1
+            if len(request.get_data(cache=True)) > limit:
+                raise RequestEntityTooLarge()
 
     @app.before_request
     def refuse_unacceptable_json():
@@ -64,16 +69,3 @@ def register_request_hooks(app):
             headers.add("Cache-Control", "no-store")
         return response
 
-
-def _read_chunked_body(limit):
-    """Read a body without Content-Length now, refusing it as soon as it passes the limit.
-
-    werkzeug would silently truncate such a stream at the limit; we want a 413 instead.
-    """
-    stream = request.environ["wsgi.input"]
-    body = bytearray()
-    while chunk := stream.read(64 * 1024):
-        body += chunk
-        if len(body) > limit:
-            raise RequestEntityTooLarge()
-    request._cached_data = bytes(body)  # what request.get_data() and form parsing read from
