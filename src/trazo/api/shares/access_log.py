@@ -3,6 +3,7 @@ import hashlib
 import hmac
 import time
 from datetime import timedelta
+from functools import lru_cache
 
 from flask import current_app
 from sqlalchemy import delete, insert
@@ -21,9 +22,14 @@ PRUNE_EVERY_SECONDS = 3600
 def address_hash():
     """HMAC of the caller's address under a key of its own: unlike a plain SHA-256 of an IPv4
     address, it cannot be reversed by hashing all four billion candidates."""
-    key = hmac.new(current_app.config["SECRET_KEY"].encode(), b"trazo.access-log-address",
-                   hashlib.sha256).digest()
-    return hmac.new(key, client_address().encode(), hashlib.sha256).hexdigest()
+    return hmac.new(_address_key(current_app.config["SECRET_KEY"]), client_address().encode(),
+                    hashlib.sha256).hexdigest()
+
+
+@lru_cache(maxsize=4)
+def _address_key(secret_key):
+    """The key derived from SECRET_KEY, once per secret (an application's, each test's)."""
+    return hmac.new(secret_key.encode(), b"trazo.access-log-address", hashlib.sha256).digest()
 
 
 class PruneClock:
