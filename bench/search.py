@@ -27,7 +27,7 @@ import requests
 from sqlalchemy import event, insert, text
 
 from trazo import create_app
-from trazo.core.search import find
+from trazo.core.search.find import find
 from trazo.extensions import db
 from trazo.models.comments import Comment
 from trazo.models.content import Diagram, Project
