@@ -76,9 +76,14 @@ class SQLiteWriters:
             if not event.contains(Session, name, _session_ended):
                 event.listen(Session, name, _session_ended)
 
-    def before_statement(self, connection, _cursor, statement, *_args):
+    def before_statement(self, connection, cursor, statement, *_args):
         info, thread = connection.info, threading.get_ident()
         if self.HOLDS in info or not SQLITE_WRITE.match(statement) or TURNS.get(thread, (None,))[0] is self:
+            return
+        if cursor.connection.in_transaction:
+            # The transaction has written already (pysqlite opens one only before a write), without the turn: it
+            # went on to SQLite's lock after SQLITE_TURN_SECONDS, and holds it. Waiting for the turn now would
+            # wait for a writer that waits for this transaction's lock, until both gave up.
             return
         if self.turn.acquire(timeout=SQLITE_TURN_SECONDS):
             info[self.HOLDS] = thread
