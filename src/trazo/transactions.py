@@ -83,7 +83,8 @@ class SQLiteWriters:
         if cursor.connection.in_transaction:
             # The transaction has written already (pysqlite opens one only before a write), without the turn: it
             # went on to SQLite's lock after SQLITE_TURN_SECONDS, and holds it. Waiting for the turn now would
-            # wait for a writer that waits for this transaction's lock, until both gave up.
+            # wait for a writer that waits for this transaction's lock, until both gave up. (A SAVEPOINT opens
+            # one too, before any write: its writes meet SQLite's busy handler, as before the turns.)
             return
         if self.turn.acquire(timeout=SQLITE_TURN_SECONDS):
             info[self.HOLDS] = thread
