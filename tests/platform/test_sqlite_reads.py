@@ -6,10 +6,10 @@ import os
 import pytest
 from sqlalchemy import event
 
-from trazo import create_app
 from trazo.extensions import db
 
-from ..helpers import PASSWORD, ApiClient, create_diagram, create_project, share
+from ..helpers import ApiClient, share
+from .scratch_databases import sqlite_application, sqlite_editor
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("TEST_DATABASE_URL")), reason="SQLite's connections")
 
@@ -18,25 +18,16 @@ pytestmark = pytest.mark.skipif(bool(os.environ.get("TEST_DATABASE_URL")), reaso
 def traced(app_env, tmp_path):
     """(an application on a SQLite file of its own with one pooled connection, the statements SQLite ran
     since the list was last cleared, as its trace callback saw them)."""
-    application = create_app(env={**app_env, "DATABASE_URL": f"sqlite:///{tmp_path / 'reads.db'}"},
-                             overrides={"SQLALCHEMY_ENGINE_OPTIONS": {"pool_size": 1, "max_overflow": 0}})
     statements = []
-    with application.app_context():
-        db.create_all()
-        event.listen(db.engine, "checkout", lambda dbapi_connection, *_: dbapi_connection.set_trace_callback(
-            statements.append))
-    yield application, statements
-    with application.app_context():
-        db.session.remove()
-        db.engine.dispose()
+    with sqlite_application(app_env, tmp_path / "reads.db", {"pool_size": 1, "max_overflow": 0}) as application:
+        with application.app_context():
+            event.listen(db.engine, "checkout", lambda dbapi_connection, *_: dbapi_connection.set_trace_callback(
+                statements.append))
+        yield application, statements
 
 
 def _editor(application):
-    web = ApiClient(application.test_client(), "10.9.0.1")
-    email = "reader@example.com"
-    assert web.post("/users/register", json={"email": email, "password": PASSWORD, "full_name": "R"}).status_code == 201
-    editor = web.signed_in(web.post("/users/login", json={"email": email, "password": PASSWORD}).json["access_token"])
-    return editor, create_diagram(editor, create_project(editor)["id"], title="Read")
+    return sqlite_editor(application, "reader@example.com", "R", title="Read")
 
 
 def _kinds(statements):

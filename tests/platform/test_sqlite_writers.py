@@ -7,10 +7,9 @@ import threading
 import pytest
 from sqlalchemy import text
 
-from trazo import create_app
 from trazo.extensions import db
 
-from ..helpers import PASSWORD, ApiClient, create_diagram, create_project
+from .scratch_databases import sqlite_application, sqlite_editor
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("TEST_DATABASE_URL")), reason="SQLite's write lock")
 
@@ -21,22 +20,13 @@ EMAIL = "writer@example.com"
 @pytest.fixture
 def impatient(app_env, tmp_path):
     """An application on a SQLite file of its own whose busy handler gives up after 50 ms."""
-    application = create_app(env={**app_env, "DATABASE_URL": f"sqlite:///{tmp_path / 'writers.db'}"},
-                             overrides={"SQLALCHEMY_ENGINE_OPTIONS": {"connect_args": {"timeout": BUSY_SECONDS}}})
-    with application.app_context():
-        db.create_all()
-    yield application
-    with application.app_context():
-        db.session.remove()
-        db.engine.dispose()
+    options = {"connect_args": {"timeout": BUSY_SECONDS}}
+    with sqlite_application(app_env, tmp_path / "writers.db", options) as application:
+        yield application
 
 
 def _editor(application):
-    web = ApiClient(application.test_client(), "10.9.0.1")
-    assert web.post("/users/register", json={"email": EMAIL, "password": PASSWORD, "full_name": "W"}).status_code == 201
-    token = web.post("/users/login", json={"email": EMAIL, "password": PASSWORD}).json["access_token"]
-    editor = web.signed_in(token)
-    return editor, create_diagram(editor, create_project(editor)["id"])
+    return sqlite_editor(application, EMAIL, "W")
 
 
 def _save_in_thread(editor, diagram, content):
