@@ -1,5 +1,6 @@
 """make bench: the service under its production gunicorn settings, on PostgreSQL + Redis and on SQLite,
-loaded by wrk from a second process, between the bare-Flask ceiling and the hand-written floor; then the
+loaded by wrk from a second process, between the bare-Flask ceiling and the hand-written floor (and the same
+reads through the bare stack, bench/stack_floor.py); then the
 editor workload's capacity (how many concurrent editors hold p99 < 250 ms); then, on PostgreSQL + Redis with
 the production defaults, the change feed: N subscribers held while editors autosave (bench/feed.py).
 
@@ -8,7 +9,7 @@ the DB-backed reads against each side's floor (--only floor) on REF's code and o
 alternating, in one run (bench/compare.py); writes bench-results/compare.md and compare.json.
 
     .venv/bin/python -m bench.run [--backends pg,sqlite] [--duration 10] [--connections 16] [--streams 500]
-                                  [--only ceiling,floor,service,editor,search,feed] [--editor-max-users 3200]
+                                  [--only ceiling,floor,stack,service,editor,search,feed] [--editor-max-users 3200]
                                   [--search-diagrams 50000] [--search-requests 60]
                                   [--subscribers 1000[,2000]] [--feed-env NAME=VALUE ...]
                                   [--database trazo_bench] [--redis-db 7]
@@ -29,12 +30,12 @@ import requests
 
 from . import compare, editor, feed, images, load, search, seed, streams
 from .fake_openai import FakeOpenAI
-from .scenarios import ready_floor, scenarios
+from .scenarios import FLOOR, STACK_FLOOR, ready_floor, scenarios
 from .service import DATABASE, REDIS_DB, ROOT, Gunicorn, free_port, production_env, reset_database
 
 RESULTS = ROOT / "bench-results"
 # each backend's parts; the feed runs on PostgreSQL + Redis
-SERVICE_PARTS = ("ceiling", "floor", "service", "editor", "search")
+SERVICE_PARTS = ("ceiling", "floor", "stack", "service", "editor", "search")
 PARTS = (*SERVICE_PARTS, "feed")
 
 
@@ -55,14 +56,15 @@ def run_ceiling(env, args):
         ceiling.stop()
 
 
-def run_floor(env, seeded, args):
-    """bench/floor.py on the service's database and secrets, on each DB-backed read: {route: wrk result}."""
+def run_floor(env, seeded, args, target=FLOOR, label="floor"):
+    """bench/floor.py (or `target`) on the service's database and secrets, on each DB-backed read:
+    {route: wrk result}."""
     results = {}
-    with ready_floor(env, seeded, args.connections) as (floor, routes):
+    with ready_floor(env, seeded, args.connections, target) as (floor, routes):
         for name, spec in routes:
             results[name] = load.wrk(floor.base_url, **{"connections": args.connections,
                                                         "duration": args.duration, **spec})
-            print(f"  {'floor':6} {name:32} {results[name]['rps']:>9.1f} req/s  p99 {results[name]['p99_ms']} ms",
+            print(f"  {label:6} {name:32} {results[name]['rps']:>9.1f} req/s  p99 {results[name]['p99_ms']} ms",
                   flush=True)
     return results
 
@@ -113,14 +115,15 @@ def bench_backend(backend, args, fake):
     log_path = RESULTS / f"service-{backend}.log"
     log_path.unlink(missing_ok=True)
     service = Gunicorn(env, log_path=log_path)
-    rows, floors, capacity, memory = [], {}, None, None
+    rows, floors, stacks, capacity, memory = [], {}, {}, None, None
     try:
-        if "floor" in parts or "service" in parts:
+        if {"floor", "stack", "service"} & set(parts):
             seeded = seed.seed(service.base_url, big_project=400 if "service" in parts else 0,
                                chat_base_url=fake.base_url if "service" in parts else None)
-        if "floor" in parts:
-            service.stop()  # the floor has the machine and the database to itself
-            floors = run_floor(env, seeded, args)
+        if {"floor", "stack"} & set(parts):
+            service.stop()  # each floor has the machine and the database to itself
+            floors = run_floor(env, seeded, args) if "floor" in parts else {}
+            stacks = run_floor(env, seeded, args, STACK_FLOOR, "stack") if "stack" in parts else {}
             service = Gunicorn(env, log_path=log_path)
         if "service" in parts:
             requests.post(f"{service.base_url}/api/v1/diagrams/render", timeout=30,
@@ -138,7 +141,7 @@ def bench_backend(backend, args, fake):
         workers = len(service.worker_pids())
     finally:
         service.stop()
-    return assemble(backend, top, floors, rows, capacity), capacity, {
+    return assemble(backend, top, floors, stacks, rows, capacity), capacity, {
         "backend": backend, "workers": workers, "threads": args.threads, "peak_rss_mib_per_worker": memory}
 
 
@@ -169,8 +172,9 @@ def _ratio(rps, reference):
     return round(rps / reference, 2) if rps and reference else None
 
 
-def assemble(backend, top, floors, rows, capacity):
-    """The backend's rows: the ceiling, the floor's, the service's (with both ratios), the editor capacity."""
+def assemble(backend, top, floors, stacks, rows, capacity):
+    """The backend's rows: the ceiling, the floor's, the stack's floor's and the service's (with both ratios), the
+    editor capacity."""
     ceiling_rps = top["rps"] if top else None
     head = []
     if top:
@@ -179,6 +183,10 @@ def assemble(backend, top, floors, rows, capacity):
     for name, result in floors.items():
         head.append({"backend": backend, "endpoint": f"floor: {name}", **result,
                      "ratio": _ratio(result["rps"], ceiling_rps), "floor_ratio": 1.0})
+    for name, result in stacks.items():
+        head.append({"backend": backend, "endpoint": f"stack: {name}", **result,
+                     "ratio": _ratio(result["rps"], ceiling_rps),
+                     "floor_ratio": _ratio(result["rps"], floors.get(name, {}).get("rps"))})
     for row in rows:
         row["ratio"] = _ratio(row.get("rps"), ceiling_rps)
         row["floor_ratio"] = _ratio(row.get("rps"), floors.get(row["endpoint"], {}).get("rps"))

@@ -64,12 +64,15 @@ def check_floor(base_url, reads):
             raise RuntimeError(f"the floor answered {name} with {probe.status_code}: {probe.text[:300]}")
 
 
+FLOOR, STACK_FLOOR = "bench.floor:app", "bench.stack_floor:app"
+
+
 @contextmanager
-def ready_floor(env, seeded, connections, **gunicorn):
-    """bench/floor.py under gunicorn on `env`'s database and secrets (`gunicorn`: Gunicorn's other arguments),
-    each read answered once (check_floor) and the first warmed: yields (floor, the reads); stopped on leaving,
-    in any case."""
-    floor = Gunicorn({**env, "PORT": str(free_port())}, target="bench.floor:app", **gunicorn)
+def ready_floor(env, seeded, connections, target=FLOOR, **gunicorn):
+    """bench/floor.py (or `target`: STACK_FLOOR, bench/stack_floor.py) under gunicorn on `env`'s database and
+    secrets (`gunicorn`: Gunicorn's other arguments), each read answered once (check_floor) and the first warmed:
+    yields (floor, the reads); stopped on leaving, in any case."""
+    floor = Gunicorn({**env, "PORT": str(free_port())}, target=target, **gunicorn)
     try:
         reads = floor_reads(seeded)
         check_floor(floor.base_url, reads)
