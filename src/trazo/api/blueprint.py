@@ -43,7 +43,8 @@ a `password` field.
 from functools import partial, wraps
 
 import flask_smorest
-from flask import g
+import marshmallow as ma
+from flask import g, request
 from flask.views import MethodView
 from webargs.flaskparser import FlaskParser
 
@@ -63,19 +64,81 @@ BEARER_OR_TICKET = [{"bearerAuth": []}, {"feedTicket": []}]
 RECENT_SIGN_IN_REFUSED = "Wrong password, or no password and no recent sign-in"
 
 
-class RecentSignInParser(FlaskParser):
-    """webargs' Flask parser that, on a route declared `recent_sign_in=True`, confirms the recent sign-in
-    once the JSON body is valid (so an invalid body stays a 422, and the password comes from the body)."""
+IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _query_carries(req, keys):
+    return any(key in req.args for key in keys)
+
+
+def _headers_carry(req, keys):
+    """`keys` as WSGI environ names (_environ_name): a dict lookup each, where werkzeug's header lookup raises
+    and catches a KeyError for every absent header."""
+    return any(key in req.environ for key in keys)
+
+
+def _environ_name(header):
+    name = header.upper().replace("-", "_")
+    return name if name in ("CONTENT_TYPE", "CONTENT_LENGTH") else f"HTTP_{name}"
+
+
+# The locations whose load of nothing may be answered without a load: whether a request carries one of the keys,
+# and how a schema's key is looked up there.
+FIXED_LOAD_LOCATIONS = {"query": (_query_carries, str), "querystring": (_query_carries, str),
+                        "headers": (_headers_carry, _environ_name)}
+
+
+class ArgumentsParser(FlaskParser):
+    """webargs' Flask parser with two additions.
+
+    - A query or headers schema whose load of nothing is fixed (no required field, no default computed by a
+      function, unknown keys dropped) answers that load, made once, when the request carries none of its
+      keys: the usual case (an access token, a filter or a precondition header sent now and then). A load
+      would find every field missing and give the same answer, after building the location's proxy and
+      running marshmallow on it (docs/operations.md, "The hot read path").
+    - On a route declared `recent_sign_in=True`, it confirms the recent sign-in once the JSON body is valid
+      (so an invalid body stays a 422, and the password comes from the body)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fixed_loads = {}  # (schema, location) -> (its keys there, what it loads from none of them), or None
 
     def parse(self, argmap, req=None, *, location=None, **kwargs):
+        if (location in FIXED_LOAD_LOCATIONS and isinstance(argmap, ma.Schema) and kwargs.get("validate") is None
+                and argmap.unknown == ma.EXCLUDE and kwargs.get("unknown") not in (ma.RAISE, ma.INCLUDE)):
+            fixed = self._fixed_load(argmap, location)
+            if fixed is not None and not FIXED_LOAD_LOCATIONS[location][0](req or request, fixed[0]):
+                return dict(fixed[1])
         data = super().parse(argmap, req, location=location, **kwargs)
         if location == "json" and g.pop("recent_sign_in_pending", False):
             confirm_recent_sign_in(current_user, data.get("password"))
         return data
 
+    def _fixed_load(self, schema, location):
+        if (schema, location) not in self.fixed_loads:
+            fixed = _fixed_load(schema)
+            self.fixed_loads[schema, location] = fixed and (
+                tuple(map(FIXED_LOAD_LOCATIONS[location][1], fixed[0])), fixed[1])
+        return self.fixed_loads[schema, location]
+
+
+def _fixed_load(schema):
+    """(the keys `schema` reads, what it loads from none of them) when that load is always the same and holds
+    only immutable values; else None."""
+    fields = schema.load_fields
+    if any(field.required or callable(field.load_default) for field in fields.values()):
+        return None
+    try:
+        empty = schema.load({})
+    except ma.ValidationError:
+        return None
+    if not isinstance(empty, dict) or not all(isinstance(value, IMMUTABLE) for value in empty.values()):
+        return None
+    return tuple(field.data_key or name for name, field in fields.items()), empty
+
 
 def requires_recent_sign_in(func):
-    """`func` with the recent sign-in confirmed by RecentSignInParser when its JSON body is parsed."""
+    """`func` with the recent sign-in confirmed by ArgumentsParser when its JSON body is parsed."""
 
     @wraps(func)
     def confirmed(*args, **kwargs):
@@ -95,7 +158,7 @@ class Blueprint(flask_smorest.Blueprint):
     """flask-smorest's Blueprint whose `route` takes `auth`, `not_found` and `transaction` (see the module's
     docstring), and `recent_sign_in`."""
 
-    ARGUMENTS_PARSER = RecentSignInParser()
+    ARGUMENTS_PARSER = ArgumentsParser()
 
     def __init__(self, *args, rate_limited=True, personal_tokens=False, **kwargs):
         super().__init__(*args, **kwargs)
