@@ -65,6 +65,7 @@ RECENT_SIGN_IN_REFUSED = "Wrong password, or no password and no recent sign-in"
 
 
 IMMUTABLE = (str, int, float, bool, type(None))
+KEEPS_OR_REFUSES_UNKNOWN = (ma.RAISE, ma.INCLUDE)
 
 
 def _query_carries(req, keys):
@@ -105,7 +106,7 @@ class ArgumentsParser(FlaskParser):
 
     def parse(self, argmap, req=None, *, location=None, **kwargs):
         if (location in FIXED_LOAD_LOCATIONS and isinstance(argmap, ma.Schema) and kwargs.get("validate") is None
-                and argmap.unknown == ma.EXCLUDE and kwargs.get("unknown") not in (ma.RAISE, ma.INCLUDE)):
+                and argmap.unknown == ma.EXCLUDE and self._drops_unknown(location, kwargs.get("unknown"))):
             fixed = self._fixed_load(argmap, location)
             if fixed is not None and not FIXED_LOAD_LOCATIONS[location][0](req or request, fixed[0]):
                 return dict(fixed[1])
@@ -113,6 +114,12 @@ class ArgumentsParser(FlaskParser):
         if location == "json" and g.pop("recent_sign_in_pending", False):
             confirm_recent_sign_in(current_user, data.get("password"))
         return data
+
+    def _drops_unknown(self, location, unknown):
+        """Whether no setting of the parse (the call's, the parser's, the location's default) keeps or refuses
+        unknown keys: the schema's EXCLUDE, or webargs' own, decides."""
+        return all(value not in KEEPS_OR_REFUSES_UNKNOWN
+                   for value in (unknown, self.unknown, self.DEFAULT_UNKNOWN_BY_LOCATION.get(location)))
 
     def _fixed_load(self, schema, location):
         if (schema, location) not in self.fixed_loads:
