@@ -27,7 +27,17 @@ from .fakes.oauth import GitHubProvider, OidcProvider
 from .fakes.resend import ResendApi
 from .fakes.smtp import SmtpSink
 from .fakes.stripe import SECRET_KEY, WEBHOOK_SECRET, FakeStripe
-from .helpers import PASSWORD, ApiClient, create_diagram, create_folder, create_project, set_role, team_members
+from .helpers import (
+    PASSWORD,
+    SHARE_CODE,
+    ApiClient,
+    create_diagram,
+    create_folder,
+    create_project,
+    set_role,
+    share,
+    team_members,
+)
 
 _addresses = itertools.count(1)
 
@@ -220,6 +230,12 @@ def folder(user, project):
 @pytest.fixture
 def diagram(user, project):
     return create_diagram(user, project["id"], title="Login flow", description="How we log in")
+
+
+@pytest.fixture
+def protected(user, diagram):
+    """The diagram's shared link behind the access code SHARE_CODE."""
+    return share(user, diagram["id"], access_type="protected", access_code=SHARE_CODE)
 
 
 # -- the fake servers (tests/fakes/), one of each for the session, and the settings that use them -----

@@ -117,6 +117,9 @@ def share(client, diagram_id, **fields):
     return response.json
 
 
+SHARE_CODE = "Sesame-42"  # the access code of the `protected` fixture's link (tests/conftest.py)
+
+
 def add_provider(client, provider="openai", **fields):
     """Configure a provider for `client` over HTTP (the fake server answers the key check)."""
     body = {"provider": provider, "api_key": "sk-test-0123456789", "model": f"{provider}-model", **fields}

@@ -3,19 +3,12 @@ gets the schema's load of nothing without a load, and every other request is loa
 route receives never depends on which way it went."""
 import pytest
 
-from ..helpers import create_diagram, create_folder, error_detail, share, validation_errors
-
-CODE = "Sesame-42"
-
-
-@pytest.fixture
-def protected(user, diagram):
-    return share(user, diagram["id"], access_type="protected", access_code=CODE)
+from ..helpers import SHARE_CODE, create_diagram, create_folder, error_detail, share, validation_errors
 
 
 @pytest.fixture
 def share_grant(client, protected):
-    return client.post(f"/shared/{protected['token']}/verify", json={"access_code": CODE}).json["access_token"]
+    return client.post(f"/shared/{protected['token']}/verify", json={"access_code": SHARE_CODE}).json["access_token"]
 
 
 def test_a_shared_diagram_without_an_access_token_is_answered(client, user, diagram):

@@ -66,27 +66,8 @@ RECENT_SIGN_IN_REFUSED = "Wrong password, or no password and no recent sign-in"
 
 IMMUTABLE = (str, int, float, bool, type(None))
 KEEPS_OR_REFUSES_UNKNOWN = (ma.RAISE, ma.INCLUDE)
-
-
-def _query_carries(req, keys):
-    return any(key in req.args for key in keys)
-
-
-def _headers_carry(req, keys):
-    """`keys` as WSGI environ names (_environ_name): a dict lookup each, where werkzeug's header lookup raises
-    and catches a KeyError for every absent header."""
-    return any(key in req.environ for key in keys)
-
-
-def _environ_name(header):
-    name = header.upper().replace("-", "_")
-    return name if name in ("CONTENT_TYPE", "CONTENT_LENGTH") else f"HTTP_{name}"
-
-
-# The locations whose load of nothing may be answered without a load: whether a request carries one of the keys,
-# and how a schema's key is looked up there.
-FIXED_LOAD_LOCATIONS = {"query": (_query_carries, str), "querystring": (_query_carries, str),
-                        "headers": (_headers_carry, _environ_name)}
+# The locations whose load of nothing may be answered without a load.
+FIXED_LOAD_LOCATIONS = frozenset({"query", "querystring", "headers"})
 
 
 class ArgumentsParser(FlaskParser):
@@ -106,32 +87,31 @@ class ArgumentsParser(FlaskParser):
 
     def parse(self, argmap, req=None, *, location=None, **kwargs):
         if (location in FIXED_LOAD_LOCATIONS and isinstance(argmap, ma.Schema) and kwargs.get("validate") is None
-                and argmap.unknown == ma.EXCLUDE and self._drops_unknown(location, kwargs.get("unknown"))):
+                and self._drops_unknown(argmap, location, kwargs.get("unknown"))):
             fixed = self._fixed_load(argmap, location)
-            if fixed is not None and not FIXED_LOAD_LOCATIONS[location][0](req or request, fixed[0]):
+            if fixed is not None and not _carries(req or request, location, fixed[0]):
                 return dict(fixed[1])
         data = super().parse(argmap, req, location=location, **kwargs)
         if location == "json" and g.pop("recent_sign_in_pending", False):
             confirm_recent_sign_in(current_user, data.get("password"))
         return data
 
-    def _drops_unknown(self, location, unknown):
-        """Whether no setting of the parse (the call's, the parser's, the location's default) keeps or refuses
-        unknown keys: the schema's EXCLUDE, or webargs' own, decides."""
-        return all(value not in KEEPS_OR_REFUSES_UNKNOWN
-                   for value in (unknown, self.unknown, self.DEFAULT_UNKNOWN_BY_LOCATION.get(location)))
+    def _drops_unknown(self, schema, location, unknown):
+        """Whether the load drops unknown keys: the schema's setting, and no setting of the parse (the call's,
+        the parser's, the location's default) that keeps or refuses them."""
+        return schema.unknown == ma.EXCLUDE and all(
+            value not in KEEPS_OR_REFUSES_UNKNOWN
+            for value in (unknown, self.unknown, self.DEFAULT_UNKNOWN_BY_LOCATION.get(location)))
 
     def _fixed_load(self, schema, location):
+        """(the keys `schema` reads, as `location` names them; what it loads from none of them) when that load is
+        always the same and holds only immutable values; else None. Made once per schema and location."""
         if (schema, location) not in self.fixed_loads:
-            fixed = _fixed_load(schema)
-            self.fixed_loads[schema, location] = fixed and (
-                tuple(map(FIXED_LOAD_LOCATIONS[location][1], fixed[0])), fixed[1])
+            self.fixed_loads[schema, location] = _load_of_nothing(schema, location)
         return self.fixed_loads[schema, location]
 
 
-def _fixed_load(schema):
-    """(the keys `schema` reads, what it loads from none of them) when that load is always the same and holds
-    only immutable values; else None."""
+def _load_of_nothing(schema, location):
     fields = schema.load_fields
     if any(field.required or callable(field.load_default) for field in fields.values()):
         return None
@@ -141,7 +121,22 @@ def _fixed_load(schema):
         return None
     if not isinstance(empty, dict) or not all(isinstance(value, IMMUTABLE) for value in empty.values()):
         return None
-    return tuple(field.data_key or name for name, field in fields.items()), empty
+    return tuple(_key_in(location, field.data_key or name) for name, field in fields.items()), empty
+
+
+def _key_in(location, key):
+    """`key` as _carries looks it up: a query key as it is, a header by its WSGI environ name (a dict lookup,
+    where werkzeug's header lookup raises and catches a KeyError for every absent header)."""
+    if location != "headers":
+        return key
+    name = key.upper().replace("-", "_")
+    return name if name in ("CONTENT_TYPE", "CONTENT_LENGTH") else f"HTTP_{name}"
+
+
+def _carries(req, location, keys):
+    """Whether the request carries one of `keys` (_key_in's) in `location`."""
+    present = req.environ if location == "headers" else req.args
+    return any(key in present for key in keys)
 
 
 def requires_recent_sign_in(func):

@@ -11,16 +11,11 @@ from trazo.extensions import db
 from trazo.models.base import utcnow
 from trazo.models.sharing import AccessLog, SharedLink
 
+from ...helpers import SHARE_CODE as CODE
 from ...helpers import ApiClient, create_diagram, create_project, error_detail, share, validation_errors
 
 DIAGRAM_FIELDS = {"title", "description", "content", "diagram_type", "rendered_content", "config",
                   "allow_copy_code", "owner_name"}
-CODE = "Sesame-42"
-
-
-@pytest.fixture
-def protected(user, diagram):
-    return share(user, diagram["id"], access_type="protected", access_code=CODE)
 
 
 def _expire(app, link):
